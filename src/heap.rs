@@ -1,0 +1,303 @@
+//! The indexed heap under [`DelayQueue`](crate::DelayQueue): a 4-ary min-heap of
+//! `(deadline, sequence)` keys plus a slot table that knows where each live entry sits.
+//!
+//! * Each heap entry is 16 bytes and carries its whole sort key, so sifting touches one
+//!   array; the slot table maps a slot to its heap position, so removing an arbitrary
+//!   entry is O(log n) instead of a linear search.
+//! * The sequence number breaks deadline ties in insertion order (FIFO). It is a `u32`;
+//!   when it runs out, live entries are renumbered in key order, which keeps every
+//!   comparison's outcome and therefore the heap as it is (amortised O(1)).
+//! * A slot's generation counter goes up each time the slot is reused, and a handle is
+//!   `generation · 2³² + slot`: a stale handle never names a newer entry. A slot whose
+//!   generation reaches 2²¹ − 1 is retired rather than reused, so handles stay below
+//!   2⁵³ (exact in a JS number) and are never reused while the heap lives.
+//! * Four children per node make the heap shallower than a binary one (fewer cache
+//!   misses on the way down); `cargo bench` compares arities.
+
+/// Children per node.
+pub(crate) const ARITY: usize = 4;
+
+/// The highest generation a slot reaches before it is retired (21 bits).
+pub(crate) const MAX_GENERATION: u32 = (1 << 21) - 1;
+
+/// The most slots a heap can hold (heap positions and slot numbers fit in 31 bits).
+pub(crate) const MAX_SLOTS: usize = (1 << 31) - 1;
+
+const FREE: u32 = 1 << 31;
+const NIL: u32 = FREE - 1;
+
+/// One heap entry: the sort key and the slot it belongs to.
+#[derive(Debug, Clone, Copy, PartialEq)]
+#[repr(C)]
+pub(crate) struct Entry {
+    pub deadline: f64,
+    pub seq: u32,
+    pub slot: u32,
+}
+
+impl Entry {
+    /// Earlier deadline first; equal deadlines in insertion order.
+    #[inline(always)]
+    fn before(&self, other: &Entry) -> bool {
+        self.deadline < other.deadline || (self.deadline == other.deadline && self.seq < other.seq)
+    }
+}
+
+/// Where a slot's entry is in the heap, or, with `FREE` set, the next free slot.
+#[derive(Debug, Clone, Copy)]
+struct Slot {
+    pos: u32,
+    generation: u32,
+}
+
+#[derive(Debug)]
+pub(crate) struct Heap {
+    entries: Vec<Entry>,
+    slots: Vec<Slot>,
+    free_head: u32,
+    next_seq: u32,
+}
+
+impl Default for Heap {
+    fn default() -> Self {
+        Self { entries: Vec::new(), slots: Vec::new(), free_head: NIL, next_seq: 0 }
+    }
+}
+
+impl Heap {
+    #[inline]
+    pub fn len(&self) -> usize {
+        self.entries.len()
+    }
+
+    #[inline]
+    pub fn head(&self) -> Option<&Entry> {
+        self.entries.first()
+    }
+
+    /// Live entries in heap order (not sorted).
+    pub fn entries(&self) -> &[Entry] {
+        &self.entries
+    }
+
+    /// Number of slots ever allocated (the bound of slot numbers).
+    pub fn slot_count(&self) -> usize {
+        self.slots.len()
+    }
+
+    /// Packs a live slot's handle.
+    #[inline]
+    pub fn handle_of(&self, slot: u32) -> u64 {
+        (u64::from(self.slots[slot as usize].generation) << 32) | u64::from(slot)
+    }
+
+    /// The live slot a handle names, if it is still live.
+    #[inline]
+    pub fn slot_of(&self, handle: u64) -> Option<u32> {
+        let slot = (handle & 0xFFFF_FFFF) as u32;
+        let generation = (handle >> 32) as u32;
+        match self.slots.get(slot as usize) {
+            Some(s) if s.generation == generation && s.pos & FREE == 0 => Some(slot),
+            _ => None,
+        }
+    }
+
+    /// The entry of a live slot.
+    #[inline]
+    pub fn entry(&self, slot: u32) -> &Entry {
+        &self.entries[self.slots[slot as usize].pos as usize]
+    }
+
+    /// Inserts a deadline; returns its slot, or `None` when every slot is taken.
+    #[inline]
+    pub fn insert(&mut self, deadline: f64) -> Option<u32> {
+        let slot = self.allocate()?;
+        let seq = self.take_seq();
+        let i = self.entries.len();
+        let entry = Entry { deadline, seq, slot };
+        self.entries.push(entry);
+        self.sift_up(i, entry);
+        Some(slot)
+    }
+
+    /// Removes and returns the head.
+    #[inline]
+    pub fn pop(&mut self) -> Option<Entry> {
+        let head = *self.entries.first()?;
+        self.remove_at(0);
+        Some(head)
+    }
+
+    /// Removes a live slot's entry.
+    #[inline]
+    pub fn remove(&mut self, slot: u32) -> Entry {
+        let i = self.slots[slot as usize].pos as usize;
+        let entry = self.entries[i];
+        self.remove_at(i);
+        entry
+    }
+
+    /// Gives a live slot a new deadline (and a new sequence number: it queues behind
+    /// entries already waiting for the same deadline).
+    #[inline]
+    pub fn update(&mut self, slot: u32, deadline: f64) {
+        let seq = self.take_seq();
+        let i = self.slots[slot as usize].pos as usize;
+        let entry = Entry { deadline, seq, slot };
+        self.entries[i] = entry;
+        if i > 0 && entry.before(&self.entries[(i - 1) / ARITY]) {
+            self.sift_up(i, entry);
+        } else {
+            self.sift_down(i, entry);
+        }
+    }
+
+    /// Removes every entry; slots keep their generations so that old handles stay stale.
+    pub fn clear(&mut self) {
+        for e in std::mem::take(&mut self.entries) {
+            self.release(e.slot);
+        }
+    }
+
+    /// Returns spare capacity of the heap array to the allocator.
+    pub fn shrink_to_fit(&mut self) {
+        self.entries.shrink_to_fit();
+    }
+
+    fn remove_at(&mut self, i: usize) {
+        let removed = self.entries[i].slot;
+        let last = self.entries.pop().expect("remove_at on a non-empty heap");
+        if i < self.entries.len() {
+            self.entries[i] = last;
+            if i > 0 && last.before(&self.entries[(i - 1) / ARITY]) {
+                self.sift_up(i, last);
+            } else {
+                self.sift_down(i, last);
+            }
+        }
+        self.release(removed);
+    }
+
+    #[inline]
+    fn place(&mut self, i: usize, e: Entry) {
+        self.entries[i] = e;
+        self.slots[e.slot as usize].pos = i as u32;
+    }
+
+    fn sift_up(&mut self, mut i: usize, e: Entry) {
+        while i > 0 {
+            let p = (i - 1) / ARITY;
+            let parent = self.entries[p];
+            if !e.before(&parent) {
+                break;
+            }
+            self.place(i, parent);
+            i = p;
+        }
+        self.place(i, e);
+    }
+
+    fn sift_down(&mut self, mut i: usize, e: Entry) {
+        let n = self.entries.len();
+        loop {
+            let first = ARITY * i + 1;
+            if first >= n {
+                break;
+            }
+            let last = (first + ARITY).min(n);
+            let mut best = first;
+            let mut best_entry = self.entries[first];
+            for c in first + 1..last {
+                let candidate = self.entries[c];
+                if candidate.before(&best_entry) {
+                    best = c;
+                    best_entry = candidate;
+                }
+            }
+            if !best_entry.before(&e) {
+                break;
+            }
+            self.place(i, best_entry);
+            i = best;
+        }
+        self.place(i, e);
+    }
+
+    #[inline]
+    fn allocate(&mut self) -> Option<u32> {
+        if self.free_head != NIL {
+            let slot = self.free_head;
+            let s = &mut self.slots[slot as usize];
+            self.free_head = s.pos & !FREE;
+            s.generation += 1;
+            s.pos = 0;
+            Some(slot)
+        } else if self.slots.len() < MAX_SLOTS {
+            self.slots.push(Slot { pos: 0, generation: 1 });
+            Some((self.slots.len() - 1) as u32)
+        } else {
+            None
+        }
+    }
+
+    #[inline]
+    fn release(&mut self, slot: u32) {
+        let s = &mut self.slots[slot as usize];
+        if s.generation < MAX_GENERATION {
+            s.pos = FREE | self.free_head;
+            self.free_head = slot;
+        } else {
+            // Retired: reusing it would repeat a handle.
+            s.pos = FREE | NIL;
+        }
+    }
+
+    #[inline]
+    fn take_seq(&mut self) -> u32 {
+        if self.next_seq == u32::MAX {
+            self.renumber();
+        }
+        let seq = self.next_seq;
+        self.next_seq += 1;
+        seq
+    }
+
+    /// Renumbers live entries 0..n in key order. Every pairwise comparison keeps its
+    /// outcome, so the heap needs no repair.
+    #[cold]
+    fn renumber(&mut self) {
+        let mut order: Vec<usize> = (0..self.entries.len()).collect();
+        let entries = &self.entries;
+        order.sort_unstable_by(|&a, &b| {
+            let (x, y) = (&entries[a], &entries[b]);
+            x.deadline.total_cmp(&y.deadline).then(x.seq.cmp(&y.seq))
+        });
+        for (rank, i) in order.into_iter().enumerate() {
+            self.entries[i].seq = rank as u32;
+        }
+        self.next_seq = self.entries.len() as u32;
+    }
+
+    #[cfg(test)]
+    pub fn set_next_seq(&mut self, seq: u32) {
+        self.next_seq = seq;
+    }
+
+    #[cfg(test)]
+    pub fn set_generation(&mut self, slot: u32, generation: u32) {
+        self.slots[slot as usize].generation = generation;
+    }
+
+    /// Checks every invariant; for tests.
+    #[cfg(test)]
+    pub fn check(&self) {
+        for (i, e) in self.entries.iter().enumerate() {
+            assert_eq!(self.slots[e.slot as usize].pos as usize, i, "slot position");
+            if i > 0 {
+                assert!(!e.before(&self.entries[(i - 1) / ARITY]), "heap order at {i}");
+            }
+        }
+        let live = self.slots.iter().filter(|s| s.pos & FREE == 0).count();
+        assert_eq!(live, self.entries.len(), "live slots");
+    }
+}

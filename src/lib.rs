@@ -1,0 +1,31 @@
+//! # tarry
+//!
+//! A delay queue: items go in with a delay and come out, in deadline order, once it has
+//! expired. The core is plain Rust ([`DelayQueue`], an indexed 4-ary heap with O(log n)
+//! cancel and reschedule by [`Handle`], FIFO among equal deadlines, on a monotonic
+//! [`Clock`]). Compiled to WebAssembly, the same core backs the npm package `tarry`,
+//! where one host timer per queue, re-armed whenever the head changes, replaces the
+//! leader thread and condition variable of Java's `DelayQueue`.
+//!
+//! ```
+//! use tarry::DelayQueue;
+//! let mut q = DelayQueue::new();
+//! let h = q.offer("expire session 7", 30.0 * 60_000.0).unwrap();
+//! q.offer("retry job 3", -1.0).unwrap(); // a negative delay: already expired
+//! assert_eq!(q.poll(), Some("retry job 3"));
+//! assert_eq!(q.cancel(h), Some("expire session 7"));
+//! ```
+
+mod clock;
+mod heap;
+mod queue;
+#[cfg(test)]
+mod tests;
+
+#[cfg(target_arch = "wasm32")]
+mod binding;
+
+#[cfg(not(target_arch = "wasm32"))]
+pub use clock::SystemClock;
+pub use clock::{Clock, ManualClock};
+pub use queue::{DelayQueue, Expired, Handle, OfferError, Refusal};

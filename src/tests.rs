@@ -1,0 +1,299 @@
+//! Unit tests of the core on a manual clock, and a model-based property test against a
+//! sorted `Vec`.
+
+use std::rc::Rc;
+
+use proptest::prelude::*;
+
+use crate::heap::MAX_GENERATION;
+use crate::{DelayQueue, Handle, ManualClock, Refusal};
+
+type Q<T> = DelayQueue<T, Rc<ManualClock>>;
+
+fn queue<T>() -> (Q<T>, Rc<ManualClock>) {
+    let clock = Rc::new(ManualClock::new(1000.0));
+    (DelayQueue::with_clock(clock.clone()), clock)
+}
+
+#[test]
+fn nothing_comes_out_before_its_deadline() {
+    let (mut q, clock) = queue();
+    q.offer('a', 10.0).unwrap();
+    clock.advance(9.999);
+    assert_eq!(q.poll(), None);
+    assert_eq!(q.len(), 1);
+    clock.advance(0.001);
+    assert_eq!(q.poll(), Some('a'));
+    assert!(q.is_empty());
+}
+
+#[test]
+fn expiry_order_and_fifo_ties() {
+    let (mut q, clock) = queue();
+    for (v, d) in [(1, 30.0), (2, 10.0), (3, 20.0), (4, 10.0), (5, 10.0), (6, -5.0)] {
+        q.offer(v, d).unwrap();
+    }
+    assert_eq!(q.peek(), Some(&6));
+    clock.advance(100.0);
+    assert_eq!(q.drain_expired(usize::MAX), vec![6, 2, 4, 5, 3, 1]);
+}
+
+#[test]
+fn cancel_by_handle_and_stale_handles() {
+    let (mut q, clock) = queue();
+    let a = q.offer("a", 5.0).unwrap();
+    let b = q.offer("b", 6.0).unwrap();
+    assert_eq!(q.cancel(a), Some("a"));
+    assert_eq!(q.cancel(a), None, "a cancelled handle is stale");
+    // The freed slot is reused, but with a new generation: the old handle stays stale.
+    let c = q.offer("c", 1.0).unwrap();
+    assert_ne!(a, c);
+    assert_eq!(a.into_raw() & 0xFFFF_FFFF, c.into_raw() & 0xFFFF_FFFF, "slot reused");
+    assert_eq!(q.cancel(a), None);
+    assert_eq!(q.cancel(Handle::from_raw(u64::MAX)), None);
+    assert_eq!(q.cancel(Handle::from_raw(0)), None);
+    clock.advance(10.0);
+    assert_eq!(q.poll(), Some("c"));
+    assert_eq!(q.cancel(c), None, "a taken item's handle is stale");
+    assert_eq!(q.poll(), Some("b"));
+    assert_eq!(q.cancel(b), None);
+}
+
+#[test]
+fn reschedule_moves_an_item_and_keeps_its_handle() {
+    let (mut q, clock) = queue();
+    let a = q.offer("a", 10.0).unwrap();
+    q.offer("b", 20.0).unwrap();
+    assert_eq!(q.reschedule(a, 30.0), Ok(true));
+    assert_eq!(q.peek(), Some(&"b"));
+    assert_eq!(q.delay_of(a), Some(30.0));
+    clock.advance(25.0);
+    assert_eq!(q.delay_of(a), Some(5.0));
+    assert_eq!(q.poll(), Some("b"));
+    assert_eq!(q.reschedule(a, -1.0), Ok(true));
+    assert_eq!(q.delay_of(a), Some(-1.0));
+    assert_eq!(q.reschedule(a, f64::NAN), Err(Refusal::NotFinite));
+    assert_eq!(q.poll(), Some("a"));
+    assert_eq!(q.reschedule(a, 1.0), Ok(false));
+    assert_eq!(q.delay_of(a), None);
+}
+
+#[test]
+fn rescheduling_to_a_shared_deadline_queues_behind() {
+    let (mut q, clock) = queue();
+    let a = q.offer('a', 5.0).unwrap();
+    q.offer('b', 10.0).unwrap();
+    q.reschedule(a, 10.0).unwrap();
+    clock.advance(10.0);
+    assert_eq!(q.drain_expired(9), vec!['b', 'a']);
+}
+
+#[test]
+fn refusals_change_nothing() {
+    let clock = Rc::new(ManualClock::new(0.0));
+    let mut q = DelayQueue::bounded(clock.clone(), 2);
+    for bad in [f64::NAN, f64::INFINITY, f64::NEG_INFINITY] {
+        let err = q.offer("x", bad).unwrap_err();
+        assert_eq!(err.refusal, Refusal::NotFinite);
+        assert_eq!(err.value, "x");
+        assert!(q.offer_at("x", bad).is_err());
+    }
+    assert!(q.is_empty());
+    q.offer("a", 1.0).unwrap();
+    q.offer("b", 1.0).unwrap();
+    assert_eq!(q.remaining_capacity(), 0);
+    let err = q.offer("c", 1.0).unwrap_err();
+    assert_eq!((err.refusal, err.value), (Refusal::Full, "c"));
+    assert_eq!(q.len(), 2);
+    clock.advance(1.0);
+    assert_eq!(q.poll(), Some("a"));
+    assert!(q.offer("c", 1.0).is_ok());
+}
+
+#[test]
+fn clear_keeps_old_handles_stale() {
+    let (mut q, _clock) = queue();
+    let hs: Vec<Handle> = (0..10).map(|i| q.offer(i, i as f64).unwrap()).collect();
+    q.clear();
+    assert!(q.is_empty());
+    let fresh: Vec<Handle> = (0..10).map(|i| q.offer(i, i as f64).unwrap()).collect();
+    for h in &hs {
+        assert!(!q.contains(*h));
+        assert!(!fresh.contains(h));
+    }
+    q.check();
+}
+
+#[test]
+fn iter_sorted_is_non_destructive_and_ordered() {
+    let (mut q, _clock) = queue();
+    for (v, d) in [(1, 3.0), (2, 1.0), (3, 2.0), (4, 1.0)] {
+        q.offer(v, d).unwrap();
+    }
+    let order: Vec<i32> = q.iter_sorted().map(|(_, _, v)| *v).collect();
+    assert_eq!(order, vec![2, 4, 3, 1]);
+    assert_eq!(q.len(), 4);
+}
+
+#[test]
+fn sequence_renumbering_keeps_fifo() {
+    let (mut q, clock) = queue();
+    q.offer('a', 5.0).unwrap();
+    q.offer('b', 5.0).unwrap();
+    q.heap_mut().set_next_seq(u32::MAX - 1);
+    q.offer('c', 5.0).unwrap(); // takes seq u32::MAX - 1
+    q.offer('d', 5.0).unwrap(); // renumbers first
+    q.offer('e', 1.0).unwrap();
+    q.check();
+    clock.advance(5.0);
+    assert_eq!(q.drain_expired(10), vec!['e', 'a', 'b', 'c', 'd']);
+}
+
+#[test]
+fn a_slot_is_retired_when_its_generation_runs_out() {
+    let (mut q, _clock) = queue();
+    let h = q.offer(1, 1.0).unwrap();
+    let slot = (h.into_raw() & 0xFFFF_FFFF) as u32;
+    q.heap_mut().set_generation(slot, MAX_GENERATION);
+    let last = Handle::from_raw((u64::from(MAX_GENERATION) << 32) | u64::from(slot));
+    assert_eq!(q.cancel(last), Some(1));
+    let next = q.offer(2, 1.0).unwrap();
+    assert_ne!(next.into_raw() & 0xFFFF_FFFF, u64::from(slot), "retired slot not reused");
+    assert!(next.into_raw() < (1u64 << 53));
+    q.check();
+}
+
+#[test]
+fn polling_a_run_reads_the_clock_once() {
+    use std::cell::Cell;
+    struct Counting(Cell<u32>);
+    impl crate::Clock for Counting {
+        fn now(&self) -> f64 {
+            self.0.set(self.0.get() + 1);
+            1000.0
+        }
+    }
+    let mut q = DelayQueue::with_clock(Counting(Cell::new(0)));
+    for i in 0..100 {
+        q.offer_at(i, i as f64).unwrap();
+    }
+    assert_eq!(q.drain_expired(usize::MAX).len(), 100);
+    assert_eq!(q.clock().0.get(), 1);
+}
+
+#[test]
+fn system_clock_is_monotonic() {
+    let mut q = DelayQueue::new();
+    q.offer(1, 0.0).unwrap();
+    assert_eq!(q.poll(), Some(1));
+}
+
+// --- model-based property test ---------------------------------------------------
+
+#[derive(Debug, Clone)]
+enum Op {
+    Offer(f64),
+    Cancel(usize),
+    Reschedule(usize, f64),
+    Poll,
+    Advance(f64),
+    Clear,
+}
+
+fn op() -> impl Strategy<Value = Op> {
+    // Few distinct delays, so that ties are common.
+    let delay = prop_oneof![(-3i32..40).prop_map(f64::from), (-1000.0f64..1000.0)];
+    prop_oneof![
+        6 => delay.clone().prop_map(Op::Offer),
+        2 => any::<usize>().prop_map(Op::Cancel),
+        2 => (any::<usize>(), delay).prop_map(|(i, d)| Op::Reschedule(i, d)),
+        4 => Just(Op::Poll),
+        3 => (0i32..25).prop_map(|t| Op::Advance(f64::from(t))),
+        1 => Just(Op::Clear),
+    ]
+}
+
+/// The obviously correct model: a Vec kept sorted by (deadline, sequence).
+#[derive(Default)]
+struct Model {
+    items: Vec<(f64, u64, u32, Handle)>, // deadline, seq, value, handle
+    seq: u64,
+}
+
+impl Model {
+    fn insert(&mut self, deadline: f64, value: u32, handle: Handle) {
+        self.seq += 1;
+        self.items.push((deadline, self.seq, value, handle));
+        self.items.sort_by(|a, b| a.0.total_cmp(&b.0).then(a.1.cmp(&b.1)));
+    }
+    fn remove(&mut self, handle: Handle) -> Option<u32> {
+        let i = self.items.iter().position(|x| x.3 == handle)?;
+        Some(self.items.remove(i).2)
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 400, ..ProptestConfig::default() })]
+    #[test]
+    fn behaves_like_a_sorted_vec(ops in proptest::collection::vec(op(), 1..300)) {
+        let (mut q, clock) = queue::<u32>();
+        let mut model = Model::default();
+        let mut handles: Vec<Handle> = Vec::new(); // every handle ever given out
+        let mut next_value = 0u32;
+        for op in ops {
+            match op {
+                Op::Offer(d) => {
+                    next_value += 1;
+                    let h = q.offer(next_value, d).unwrap();
+                    prop_assert!(!handles.contains(&h), "handle reused");
+                    handles.push(h);
+                    model.insert(clock.now_for_test() + d, next_value, h);
+                }
+                Op::Cancel(i) if !handles.is_empty() => {
+                    let h = handles[i % handles.len()];
+                    prop_assert_eq!(q.cancel(h), model.remove(h));
+                }
+                Op::Reschedule(i, d) if !handles.is_empty() => {
+                    let h = handles[i % handles.len()];
+                    let expected = model.remove(h);
+                    prop_assert_eq!(q.reschedule(h, d), Ok(expected.is_some()));
+                    if let Some(v) = expected {
+                        model.insert(clock.now_for_test() + d, v, h);
+                    }
+                }
+                Op::Poll => {
+                    let now = clock.now_for_test();
+                    let expected = match model.items.first() {
+                        Some(x) if x.0 <= now => Some(model.items.remove(0)),
+                        _ => None,
+                    };
+                    let got = q.poll_expired();
+                    prop_assert_eq!(got.as_ref().map(|e| e.value), expected.map(|x| x.2));
+                    prop_assert_eq!(got.map(|e| (e.handle, e.deadline)), expected.map(|x| (x.3, x.0)));
+                }
+                Op::Advance(t) => clock.advance(t),
+                Op::Clear => {
+                    q.clear();
+                    model.items.clear();
+                }
+                _ => {}
+            }
+            q.check();
+            prop_assert_eq!(q.len(), model.items.len());
+            prop_assert_eq!(q.next_deadline(), model.items.first().map(|x| x.0));
+            let order: Vec<u32> = q.iter_sorted().map(|(_, _, v)| *v).collect();
+            let expected: Vec<u32> = model.items.iter().map(|x| x.2).collect();
+            prop_assert_eq!(order, expected);
+        }
+    }
+}
+
+trait NowForTest {
+    fn now_for_test(&self) -> f64;
+}
+
+impl NowForTest for Rc<ManualClock> {
+    fn now_for_test(&self) -> f64 {
+        crate::Clock::now(&**self)
+    }
+}
