@@ -80,11 +80,6 @@ impl Heap {
         &self.entries
     }
 
-    /// Number of slots ever allocated (the bound of slot numbers).
-    pub fn slot_count(&self) -> usize {
-        self.slots.len()
-    }
-
     /// Packs a live slot's handle.
     #[inline]
     pub fn handle_of(&self, slot: u32) -> u64 {

@@ -18,6 +18,7 @@
 
 mod clock;
 mod heap;
+mod lateness;
 mod queue;
 #[cfg(test)]
 mod tests;
@@ -28,4 +29,5 @@ mod binding;
 #[cfg(not(target_arch = "wasm32"))]
 pub use clock::SystemClock;
 pub use clock::{Clock, ManualClock};
+pub use lateness::Lateness;
 pub use queue::{DelayQueue, Expired, Handle, OfferError, Refusal};

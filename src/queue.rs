@@ -238,6 +238,14 @@ impl<T, C: Clock> DelayQueue<T, C> {
         self.values[head.slot as usize].as_ref()
     }
 
+    /// The head with its handle and deadline, expired or not.
+    #[inline]
+    pub fn head(&self) -> Option<(Handle, f64, &T)> {
+        let head = self.heap.head()?;
+        let value = self.values[head.slot as usize].as_ref()?;
+        Some((Handle(self.heap.handle_of(head.slot)), head.deadline, value))
+    }
+
     /// The head's deadline on the queue's clock: when the driver should next look.
     #[inline]
     pub fn next_deadline(&self) -> Option<f64> {

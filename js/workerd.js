@@ -1,0 +1,8 @@
+// Cloudflare Workers entry: Workers forbid compiling wasm from bytes at run time, so the
+// module is imported as a compiled WebAssembly.Module (wrangler and miniflare bundle it).
+import wasm from "../dist/tarry_bg.wasm";
+import { initSync } from "../dist/tarry.js";
+
+initSync({ module: wasm });
+
+export { DelayQueue } from "./queue.js";
