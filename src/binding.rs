@@ -241,6 +241,12 @@ impl Core {
         self.items.iter_sorted().map(|(h, _, _)| slot(h) as u32).collect()
     }
 
+    /// Every item's deadline on `performance.now()`'s clock, in the order of `sortedSlots`.
+    #[wasm_bindgen(js_name = sortedDeadlines)]
+    pub fn sorted_deadlines(&self) -> Vec<f64> {
+        self.items.iter_sorted().map(|(_, d, _)| d).collect()
+    }
+
     /// Registers a take-timeout `ms` from now; its handle.
     #[wasm_bindgen(js_name = addTimeout)]
     pub fn add_timeout(&mut self, ms: f64) -> f64 {
