@@ -11,7 +11,7 @@ step "native Rust tests (core, property test, doctests)"
 cargo test --quiet
 
 step "wasm-bindgen-test under Node"
-cargo test --quiet --target wasm32-unknown-unknown
+cargo test --target wasm32-unknown-unknown --lib --tests
 
 step "JS tests against the built package (node:test)"
 node --test --test-reporter=spec tests/js/

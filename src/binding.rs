@@ -352,3 +352,125 @@ impl Drop for Core {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    //! The binding under a real JS host (Node, via wasm-bindgen-test): the real clock, the
+    //! real host timer, Promises.
+
+    use super::*;
+    use js_sys::Promise;
+    use wasm_bindgen_futures::JsFuture;
+    use wasm_bindgen_test::wasm_bindgen_test;
+
+    fn stat(core: &Core, name: &str) -> f64 {
+        js_sys::Reflect::get(&core.stats(), &name.into()).unwrap().as_f64().unwrap()
+    }
+
+    /// A wake function, and a Promise that resolves when the timer calls it.
+    fn wake_signal() -> (Function, JsFuture) {
+        let mut resolve = None;
+        let promise = Promise::new(&mut |res, _| resolve = Some(res));
+        (resolve.unwrap(), JsFuture::from(promise))
+    }
+
+    #[wasm_bindgen_test]
+    fn numbers_in_numbers_out() {
+        let mut core = Core::new(-1.0, true);
+        let late = core.offer(50.0);
+        let due = core.offer(-1.0);
+        assert!(late >= 2f64.powi(32) && late < 2f64.powi(53));
+        assert_eq!(core.size(), 2);
+        assert_eq!(core.peek_slot(), (due as u64 & 0xFFFF_FFFF) as i32);
+        assert_eq!(core.poll(), (due as u64 & 0xFFFF_FFFF) as i32);
+        assert_eq!(core.poll(), -1, "the other item is not due");
+        assert_eq!(core.cancel(late), (late as u64 & 0xFFFF_FFFF) as i32);
+        assert_eq!(core.cancel(late), -1, "stale");
+        for bad in [-1.0, 0.5, f64::NAN, 2f64.powi(60)] {
+            assert_eq!(core.cancel(bad), -1);
+            assert!(core.delay_of(bad).is_nan());
+            assert!(!core.reschedule(bad, 1.0));
+        }
+        assert_eq!(core.offer(f64::NAN), -1.0);
+        assert_eq!(core.size(), 0);
+    }
+
+    #[wasm_bindgen_test]
+    fn bounded_core_refuses_when_full() {
+        let mut core = Core::new(1.0, true);
+        assert!(core.offer(1.0) >= 0.0);
+        assert_eq!(core.offer(1.0), -1.0);
+        assert_eq!(core.remaining_capacity(), 0.0);
+        assert_eq!(Core::new(-1.0, true).remaining_capacity(), f64::INFINITY);
+    }
+
+    #[wasm_bindgen_test]
+    fn one_timer_only_while_someone_waits() {
+        let mut core = Core::new(-1.0, true);
+        core.offer(10_000.0);
+        assert_eq!(stat(&core, "timersArmed"), 0.0, "nobody waits");
+        let (wake, _) = wake_signal();
+        core.set_takers(3, Some(wake.clone()));
+        assert_eq!(stat(&core, "timersArmed"), 1.0);
+        assert_eq!(stat(&core, "timerArms"), 1.0);
+        core.offer(20_000.0); // not the new head: no re-arm
+        assert_eq!(stat(&core, "timerArms"), 1.0);
+        let head = core.offer(5_000.0); // a new head re-arms
+        assert_eq!(stat(&core, "timerArms"), 2.0);
+        assert_eq!(stat(&core, "timersArmed"), 1.0);
+        core.cancel(head); // cancelling the head re-arms for the next one
+        assert_eq!(stat(&core, "timerArms"), 3.0);
+        core.set_takers(0, None);
+        assert_eq!(stat(&core, "timersArmed"), 0.0);
+    }
+
+    #[wasm_bindgen_test]
+    async fn the_timer_fires_at_the_head_deadline_never_before() {
+        let mut core = Core::new(-1.0, true);
+        let start = performance_now();
+        let second = core.offer(30.0);
+        let first = core.offer(15.0);
+        let (wake, fired) = wake_signal();
+        core.set_takers(1, Some(wake));
+        fired.await.unwrap();
+        let deadline = core.deadline_of(first);
+        // A host timer may fire early; the core then re-arms rather than hand out.
+        let mut due = core.fired();
+        while !due {
+            let (wake, fired) = wake_signal();
+            core.set_takers(1, Some(wake));
+            fired.await.unwrap();
+            due = core.fired();
+        }
+        assert!(performance_now() >= deadline, "never early");
+        assert_eq!(core.take_due(), (first as u64 & 0xFFFF_FFFF) as i32);
+        assert_eq!(core.take_due(), -1, "the second is not due yet");
+        assert!(core.deadline_of(second) > deadline);
+        assert!(performance_now() - start < 2_000.0, "lateness within a wide margin");
+        assert_eq!(stat(&core, "delivered"), 1.0);
+    }
+
+    #[wasm_bindgen_test]
+    async fn a_take_timeout_shares_the_one_timer() {
+        let mut core = Core::new(-1.0, true);
+        core.offer(60_000.0);
+        let t = core.add_timeout(10.0);
+        let (wake, fired) = wake_signal();
+        core.set_takers(1, Some(wake));
+        assert_eq!(stat(&core, "timersArmed"), 1.0);
+        fired.await.unwrap();
+        loop {
+            if core.fired() {
+                break;
+            }
+            let (wake, fired) = wake_signal();
+            core.set_takers(1, Some(wake));
+            fired.await.unwrap();
+        }
+        assert_eq!(core.take_due(), -1);
+        assert_eq!(core.poll_timeout(), (t as u64 & 0xFFFF_FFFF) as i32);
+        core.set_takers(0, None);
+        assert_eq!(stat(&core, "timersArmed"), 0.0);
+        assert_eq!(core.size(), 1, "the item stays");
+    }
+}

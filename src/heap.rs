@@ -273,18 +273,18 @@ impl Heap {
         self.next_seq = self.entries.len() as u32;
     }
 
-    #[cfg(test)]
+    #[cfg(all(test, not(target_arch = "wasm32")))]
     pub fn set_next_seq(&mut self, seq: u32) {
         self.next_seq = seq;
     }
 
-    #[cfg(test)]
+    #[cfg(all(test, not(target_arch = "wasm32")))]
     pub fn set_generation(&mut self, slot: u32, generation: u32) {
         self.slots[slot as usize].generation = generation;
     }
 
     /// Checks every invariant; for tests.
-    #[cfg(test)]
+    #[cfg(all(test, not(target_arch = "wasm32")))]
     pub fn check(&self) {
         for (i, e) in self.entries.iter().enumerate() {
             assert_eq!(self.slots[e.slot as usize].pos as usize, i, "slot position");

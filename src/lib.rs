@@ -20,7 +20,7 @@ mod clock;
 mod heap;
 mod lateness;
 mod queue;
-#[cfg(test)]
+#[cfg(all(test, not(target_arch = "wasm32")))]
 mod tests;
 
 #[cfg(target_arch = "wasm32")]

@@ -334,12 +334,12 @@ impl<T, C: Clock> DelayQueue<T, C> {
         self.seen
     }
 
-    #[cfg(test)]
+    #[cfg(all(test, not(target_arch = "wasm32")))]
     pub(crate) fn heap_mut(&mut self) -> &mut Heap {
         &mut self.heap
     }
 
-    #[cfg(test)]
+    #[cfg(all(test, not(target_arch = "wasm32")))]
     pub(crate) fn check(&self) {
         self.heap.check();
         let live = self.values.iter().filter(|v| v.is_some()).count();
