@@ -18,7 +18,7 @@ function closedError() {
 }
 
 function describe(x) {
-  if (x === null) return "null";
+  if (x === null || x === undefined) return String(x);
   if (typeof x === "string") return JSON.stringify(x.length > 20 ? x.slice(0, 20) + "…" : x);
   if (typeof x === "object" || typeof x === "function") return typeof x;
   return `${typeof x} ${String(x)}`;

@@ -1,0 +1,491 @@
+// The DelayQueue as a user imports it: `import { DelayQueue } from "tarry"` (the built
+// package, resolved through package.json's exports). Order and "never early" are asserted
+// exactly; lateness only with wide margins, because these machines are noisy.
+
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { spawnSync } from "node:child_process";
+import { setTimeout as sleep } from "node:timers/promises";
+import { fileURLToPath } from "node:url";
+import { DelayQueue } from "tarry";
+
+const root = fileURLToPath(new URL("../..", import.meta.url));
+const now = () => performance.now();
+const LATE = 1500; // generous bound on lateness, in ms
+
+/**
+ * Watches the host timers that tarry arms (setTimeout calls made from its js/host.js),
+ * counting those armed at once. `fire()` runs the pending ones by hand.
+ */
+function watchTimers() {
+  const { setTimeout: realSet, clearTimeout: realClear } = globalThis;
+  const pending = new Map();
+  const w = { armed: 0, maxArmed: 0, arms: 0, delays: [], pending };
+  globalThis.setTimeout = function (fn, ms, ...args) {
+    if (!new Error().stack.includes("host.js")) return realSet(fn, ms, ...args);
+    let id;
+    const run = () => {
+      pending.delete(id);
+      w.armed--;
+      fn(...args);
+    };
+    id = realSet(run, ms);
+    pending.set(id, run);
+    w.arms++;
+    w.delays.push(ms);
+    w.armed++;
+    w.maxArmed = Math.max(w.maxArmed, w.armed);
+    return id;
+  };
+  globalThis.clearTimeout = function (id) {
+    if (pending.delete(id)) w.armed--;
+    return realClear(id);
+  };
+  w.restore = () => {
+    globalThis.setTimeout = realSet;
+    globalThis.clearTimeout = realClear;
+  };
+  /** Fires every pending tarry timer now (as a host whose timer fired early would). */
+  w.fireNow = () => {
+    for (const [id, run] of [...pending]) {
+      realClear(id);
+      run();
+    }
+  };
+  return w;
+}
+
+/** Offers items and remembers a lower bound of each deadline. */
+function offerAll(q, items) {
+  return items.map(([value, delay]) => {
+    const earliest = now() + delay;
+    const handle = q.offer(value, delay);
+    return { value, delay, earliest, handle };
+  });
+}
+
+test("items come out in deadline order, FIFO among ties, never early", async () => {
+  const q = new DelayQueue();
+  const offered = offerAll(q, [["c", 40], ["a", 10], ["b1", 25], ["b2", 25], ["now", -5], ["b3", 25]]);
+  assert.equal(q.size, 6);
+  const got = [];
+  for (let i = 0; i < offered.length; i++) {
+    const v = await q.take();
+    got.push({ v, at: now() });
+  }
+  assert.deepEqual(got.map((g) => g.v), ["now", "a", "b1", "b2", "b3", "c"]);
+  for (const g of got) {
+    const o = offered.find((x) => x.value === g.v);
+    assert.ok(g.at >= o.earliest, `${g.v} came ${o.earliest - g.at} ms early`);
+    assert.ok(g.at - o.earliest < LATE, `${g.v} came ${g.at - o.earliest} ms late`);
+  }
+  assert.equal(q.size, 0);
+  q.close();
+});
+
+test("many concurrent takers are served in call order with items in expiry order", async () => {
+  const q = new DelayQueue();
+  const takes = Array.from({ length: 50 }, () => q.take());
+  const delays = Array.from({ length: 50 }, (_, i) => (i * 37) % 30);
+  const offered = offerAll(q, delays.map((d, i) => [i, d]));
+  const expected = [...offered].sort((a, b) => a.delay - b.delay || a.value - b.value).map((o) => o.value);
+  const results = await Promise.all(takes);
+  assert.deepEqual(results, expected);
+  const { timerArms, earlyWakes } = q.stats;
+  assert.ok(timerArms <= 50 + earlyWakes, `arms ${timerArms}: at most one per item (and per early wake)`);
+  q.close();
+});
+
+test("take with a timeout resolves undefined and loses nothing", async () => {
+  const q = new DelayQueue();
+  q.offer("later", 300);
+  const t0 = now();
+  assert.equal(await q.take({ timeout: 30 }), undefined);
+  assert.ok(now() - t0 >= 29, "timed out early");
+  assert.equal(q.size, 1, "the item stays in the queue");
+  assert.equal(q.stats.timersArmed, 0, "no timer once nobody waits");
+  // A timeout longer than the item's delay gets the item.
+  assert.equal(await q.take({ timeout: 5000 }), "later");
+  // timeout 0: only what has already expired.
+  q.offer("due", -1);
+  assert.equal(await q.take({ timeout: 0 }), "due");
+  assert.equal(await q.take({ timeout: 0 }), undefined);
+  q.close();
+});
+
+test("an aborted take rejects with the signal's reason and leaves the item", async () => {
+  const q = new DelayQueue();
+  q.offer("x", 50);
+  const ac = new AbortController();
+  const p = q.take({ signal: ac.signal });
+  ac.abort(new Error("user gave up"));
+  await assert.rejects(p, /user gave up/);
+  assert.equal(q.size, 1);
+  assert.equal(q.stats.takers, 0);
+  await assert.rejects(q.take({ signal: AbortSignal.abort("already") }), (e) => e === "already");
+  assert.equal(await q.take(), "x");
+
+  // Abort racing the expiry: either the take got the item, or the item is still queued.
+  for (let i = 0; i < 20; i++) {
+    q.offer(i, 5);
+    const ac2 = new AbortController();
+    const p2 = q.take({ signal: ac2.signal });
+    await sleep(5);
+    ac2.abort();
+    const outcome = await p2.then((v) => ["got", v], () => ["aborted"]);
+    if (outcome[0] === "got") {
+      assert.equal(outcome[1], i);
+      assert.equal(q.size, 0);
+    } else {
+      assert.equal(q.size, 1);
+      assert.equal(await q.take(), i, "the item was not lost");
+    }
+  }
+  q.close();
+});
+
+test("a new earlier head re-arms the timer", async () => {
+  const w = watchTimers();
+  try {
+    const q = new DelayQueue();
+    q.offer("far", 60_000);
+    const t0 = now();
+    const p = q.take();
+    assert.equal(w.armed, 1);
+    q.offer("near", 20);
+    assert.equal(w.armed, 1, "re-armed, not a second timer");
+    assert.equal(await p, "near");
+    assert.ok(now() - t0 >= 19.9 && now() - t0 < LATE);
+    q.close();
+    assert.equal(w.armed, 0, "close disarms");
+  } finally {
+    w.restore();
+  }
+});
+
+test("cancelling or rescheduling the head re-arms for the new head", async () => {
+  const q = new DelayQueue();
+  const a = q.offer("a", 20);
+  const b0 = now();
+  q.offer("b", 60);
+  const p = q.take();
+  assert.equal(q.cancel(a), "a");
+  assert.equal(await p, "b");
+  assert.ok(now() >= b0 + 60, "b came early");
+
+  const c0 = now();
+  const c = q.offer("c", 10);
+  q.offer("d", 40);
+  const p2 = q.take();
+  assert.equal(q.reschedule(c, 80), true);
+  assert.equal(await p2, "d");
+  assert.ok(now() >= c0 + 40);
+  assert.equal(await q.take(), "c");
+  assert.ok(now() >= c0 + 80, "rescheduled item came early");
+  q.close();
+});
+
+test("a stale or unknown handle never reaches another item", () => {
+  const q = new DelayQueue();
+  const h1 = q.offer("one", -1);
+  assert.equal(q.poll(), "one");
+  const h2 = q.offer("two", 100); // reuses the freed slot
+  assert.notEqual(h1, h2);
+  assert.equal(q.cancel(h1), undefined);
+  assert.equal(q.reschedule(h1, 5), false);
+  assert.equal(q.delayOf(h1), undefined);
+  for (const unknown of [0, -1, 1.5, 2 ** 53, 2 ** 60, NaN, Infinity]) {
+    assert.equal(q.cancel(unknown), undefined);
+    assert.equal(q.delayOf(unknown), undefined);
+  }
+  assert.equal(q.size, 1);
+  assert.ok(q.delayOf(h2) > 90 && q.delayOf(h2) <= 100);
+  assert.equal(q.cancel(h2), "two");
+  assert.equal(q.cancel(h2), undefined);
+  const kept = q.offer("kept", 100);
+  q.clear();
+  assert.equal(q.cancel(kept), undefined, "cleared handles are stale");
+  assert.ok(Number.isSafeInteger(kept) && kept > 0);
+  q.close();
+});
+
+test("bad input gets a clear error naming the argument and changes nothing", async () => {
+  const q = new DelayQueue({ capacity: 10 });
+  const h = q.offer("kept", 1000);
+  const before = () => [q.size, q.delayOf(h) > 0, q.toArray().join()];
+  const snapshot = before();
+  const cases = [
+    [() => q.offer(null, 1), TypeError, /value/],
+    [() => q.offer(undefined, 1), TypeError, /value/],
+    [() => q.offer("x", NaN), RangeError, /delayMs/],
+    [() => q.offer("x", Infinity), RangeError, /delayMs/],
+    [() => q.offer("x", -Infinity), RangeError, /delayMs/],
+    [() => q.offer("x", "5"), TypeError, /delayMs/],
+    [() => q.offer("x", 5n), TypeError, /delayMs/],
+    [() => q.offer("x"), TypeError, /delayMs/],
+    [() => q.offer("x", {}), TypeError, /delayMs/],
+    [() => q.add("x", NaN), RangeError, /delayMs/],
+    [() => q.offerAt("x", new Date(NaN)), RangeError, /deadline/],
+    [() => q.offerAt("x", "tomorrow"), TypeError, /deadline/],
+    [() => q.offerAt("x", Infinity), RangeError, /deadline/],
+    [() => q.offerAt(null, Date.now()), TypeError, /value/],
+    [() => q.cancel("1"), TypeError, /handle/],
+    [() => q.cancel(), TypeError, /handle/],
+    [() => q.reschedule(h, NaN), RangeError, /delayMs/],
+    [() => q.reschedule(String(h), 5), TypeError, /handle/],
+    [() => q.delayOf(null), TypeError, /handle/],
+    [() => q.drain(-1), RangeError, /max/],
+    [() => q.drain(1.5), RangeError, /max/],
+    [() => q.drain("2"), TypeError, /max/],
+    [() => q.take({ timeout: -1 }), RangeError, /timeout/],
+    [() => q.take({ timeout: NaN }), RangeError, /timeout/],
+    [() => q.take({ timeout: "5" }), TypeError, /timeout/],
+    [() => q.take({ signal: {} }), TypeError, /signal/],
+    [() => q.take(5), TypeError, /options/],
+    [() => q.put("x", NaN), RangeError, /delayMs/],
+    [() => q.put("x", 1, { signal: 1 }), TypeError, /signal/],
+    [() => new DelayQueue({ capacity: 0 }), RangeError, /capacity/],
+    [() => new DelayQueue({ capacity: -1 }), RangeError, /capacity/],
+    [() => new DelayQueue({ capacity: 1.5 }), RangeError, /capacity/],
+    [() => new DelayQueue({ capacity: "3" }), TypeError, /capacity/],
+    [() => new DelayQueue({ keepAlive: "no" }), TypeError, /keepAlive/],
+    [() => new DelayQueue(7), TypeError, /options/],
+  ];
+  for (const [call, type, name] of cases) {
+    assert.throws(call, (e) => e instanceof type && name.test(e.message), String(call));
+    assert.deepEqual(before(), snapshot, `${call} changed the queue`);
+  }
+  assert.equal(q.stats.takers, 0);
+  q.close();
+});
+
+test("keepAlive: false lets Node exit while a take waits; the default keeps it alive", () => {
+  const run = (code) => {
+    const t0 = Date.now();
+    const r = spawnSync(process.execPath, ["--input-type=module", "-e", code], { cwd: root, encoding: "utf8", timeout: 20_000 });
+    return { ...r, ms: Date.now() - t0 };
+  };
+  const unref = run(`import { DelayQueue } from "tarry";
+    const q = new DelayQueue({ keepAlive: false });
+    q.offer("x", 60_000);
+    q.take().then((v) => console.log("took", v));
+    console.log("waiting");`);
+  assert.equal(unref.status, 0, unref.stderr);
+  assert.equal(unref.stdout.trim(), "waiting");
+  assert.ok(unref.ms < 10_000, `exited after ${unref.ms} ms`);
+
+  const kept = run(`import { DelayQueue } from "tarry";
+    const q = new DelayQueue();
+    const t0 = performance.now();
+    q.offer("x", 300);
+    q.take().then((v) => console.log("took", v, performance.now() - t0 >= 300));`);
+  assert.equal(kept.status, 0, kept.stderr);
+  assert.equal(kept.stdout.trim(), "took x true");
+});
+
+test("close() rejects waiting takes and puts, disarms the timer, and frees the queue", async () => {
+  const w = watchTimers();
+  try {
+    const q = new DelayQueue({ capacity: 1 });
+    q.offer("a", 10_000);
+    const take = q.take();
+    const put = q.put("b", 5);
+    assert.equal(w.armed, 1);
+    q.close();
+    await assert.rejects(take, { name: "ClosedError" });
+    await assert.rejects(put, { name: "ClosedError" });
+    assert.equal(w.armed, 0);
+    assert.equal(q.closed, true);
+    assert.equal(q.size, 0);
+    assert.throws(() => q.offer("c", 1), { name: "ClosedError" });
+    assert.throws(() => q.poll(), { name: "ClosedError" });
+    await assert.rejects(q.take(), { name: "ClosedError" });
+    q.close(); // idempotent
+    const d = new DelayQueue();
+    d[Symbol.dispose]();
+    assert.equal(d.closed, true);
+  } finally {
+    w.restore();
+  }
+});
+
+test("for await takes items as they expire and ends at close()", async () => {
+  const q = new DelayQueue();
+  offerAll(q, [[3, 30], [1, 10], [2, 20]]);
+  const seen = [];
+  for await (const item of q) {
+    seen.push(item);
+    if (seen.length === 3) setTimeout(() => q.close(), 10);
+  }
+  assert.deepEqual(seen, [1, 2, 3]);
+});
+
+test("at most one host timer per queue, whatever the items and takers", async () => {
+  const w = watchTimers();
+  try {
+    const q = new DelayQueue();
+    const takes = Array.from({ length: 20 }, () => q.take());
+    for (let i = 0; i < 2000; i++) {
+      const h = q.offer(i, (i * 7919) % 40);
+      if (i % 3 === 0) q.reschedule(h, (i * 104729) % 50);
+      if (i % 5 === 0) q.cancel(h);
+      assert.ok(w.armed <= 1);
+    }
+    await Promise.all(takes);
+    const rest = [];
+    while (q.size) rest.push(await q.take());
+    assert.equal(w.maxArmed, 1, "never two timers at once");
+    // 2000 items over 50 ms: the arms follow the wake-ups (a few per ms at most), not the items.
+    assert.ok(w.arms <= 3 * 50 + q.stats.earlyWakes, `arms ${w.arms} for 2000 items`);
+    assert.equal(w.armed, 0);
+    q.close();
+  } finally {
+    w.restore();
+  }
+});
+
+test("a delay beyond 2^31-1 ms is chained, never early, without TimeoutOverflowWarning", async () => {
+  const warnings = [];
+  const onWarning = (wn) => warnings.push(wn.name);
+  process.on("warning", onWarning);
+  const w = watchTimers();
+  try {
+    const q = new DelayQueue();
+    const month = 30 * 24 * 3600 * 1000;
+    q.offer("in a month", month);
+    const take = q.take({ timeout: 2 ** 32 });
+    assert.deepEqual(w.delays, [2 ** 31 - 1], "armed for the host's longest wait");
+    // The host wakes after 24.8 days (simulated by firing it now): nothing is due yet.
+    w.fireNow();
+    w.fireNow();
+    assert.equal(q.stats.earlyWakes, 2);
+    assert.equal(q.size, 1);
+    assert.equal(w.armed, 1, "re-armed, still one timer");
+    assert.deepEqual(w.delays, [2 ** 31 - 1, 2 ** 31 - 1, 2 ** 31 - 1]);
+    q.offer("x", 1);
+    assert.equal(await take, "x");
+    q.close();
+    await sleep(10);
+    assert.deepEqual(warnings.filter((n) => n === "TimeoutOverflowWarning"), []);
+  } finally {
+    w.restore();
+    process.off("warning", onWarning);
+  }
+});
+
+test("a timer that fires early hands nothing out early", async () => {
+  const w = watchTimers();
+  try {
+    const q = new DelayQueue();
+    const earliest = now() + 50;
+    q.offer("x", 50);
+    const p = q.take();
+    w.fireNow(); // the host fires 50 ms early
+    assert.equal(q.size, 1);
+    assert.equal(q.stats.earlyWakes, 1);
+    assert.equal(await p, "x");
+    assert.ok(now() >= earliest);
+    q.close();
+  } finally {
+    w.restore();
+  }
+});
+
+test("time is monotonic: a wall-clock jump fires nothing early", async () => {
+  const realNow = Date.now;
+  const q = new DelayQueue();
+  try {
+    const earliest = now() + 60;
+    q.offer("x", 60);
+    Date.now = () => realNow() + 3600_000; // the system clock jumps an hour ahead
+    assert.equal(q.poll(), undefined);
+    assert.equal(await q.take(), "x");
+    assert.ok(now() >= earliest);
+  } finally {
+    Date.now = realNow;
+    q.close();
+  }
+});
+
+test("offerAt takes a wall-clock deadline as a Date or epoch ms", async () => {
+  const q = new DelayQueue();
+  q.offerAt("date", new Date(Date.now() + 40));
+  q.offerAt("epoch", Date.now() + 20);
+  q.offerAt("past", Date.now() - 1000);
+  assert.equal(q.poll(), "past");
+  assert.equal(await q.take(), "epoch");
+  assert.equal(await q.take(), "date");
+  q.close();
+});
+
+test("a bounded queue: offer returns null, add throws, put waits for room", async () => {
+  const q = new DelayQueue({ capacity: 2 });
+  assert.equal(q.remainingCapacity, 2);
+  q.offer("a", -1);
+  q.offer("b", 1000);
+  assert.equal(q.remainingCapacity, 0);
+  assert.equal(q.offer("c", 1), null);
+  assert.throws(() => q.add("c", 1), RangeError);
+  assert.equal(q.size, 2);
+  let done = false;
+  const put = q.put("c", -1).then((h) => ((done = true), h));
+  const ac = new AbortController();
+  const aborted = q.put("never", 1, { signal: ac.signal });
+  await sleep(5);
+  assert.equal(done, false);
+  ac.abort(new Error("stop"));
+  await assert.rejects(aborted, /stop/);
+  assert.equal(q.poll(), "a"); // makes room: the first put gets in
+  assert.equal(typeof (await put), "number");
+  assert.deepEqual(q.toArray(), ["c", "b"]);
+  assert.equal(q.poll(), "c");
+  assert.equal(q.size, 1, "the aborted put added nothing");
+  assert.equal(new DelayQueue().remainingCapacity, Infinity);
+  q.close();
+});
+
+test("peek, element, drain, toArray, clear", () => {
+  const q = new DelayQueue();
+  assert.equal(q.peek(), undefined);
+  assert.throws(() => q.element(), RangeError);
+  q.offer("later", 10_000);
+  q.offer("b", -5);
+  q.offer("a", -10);
+  q.offer("c", -5);
+  assert.equal(q.peek(), "a");
+  assert.equal(q.element(), "a");
+  assert.deepEqual(q.toArray(), ["a", "b", "c", "later"]);
+  assert.equal(q.size, 4, "toArray is non-destructive");
+  assert.deepEqual(q.drain(2), ["a", "b"]);
+  assert.deepEqual(q.drain(), ["c"]);
+  assert.deepEqual(q.drain(), []);
+  assert.equal(q.size, 1);
+  q.clear();
+  assert.equal(q.size, 0);
+  assert.deepEqual(q.toArray(), []);
+  q.close();
+});
+
+test("stats tell what the queue and its timer are doing", async () => {
+  const q = new DelayQueue();
+  q.offer(1, 5);
+  q.offer(2, 10);
+  const s0 = q.stats;
+  assert.deepEqual(Object.keys(s0).sort(), ["delivered", "earlyWakes", "latenessMax", "latenessP50", "latenessP99", "size", "takers", "timerArms", "timersArmed", "wakes"]);
+  assert.equal(s0.size, 2);
+  assert.equal(s0.timersArmed, 0);
+  await q.take();
+  await q.take();
+  const s = q.stats;
+  assert.equal(s.timersArmed, 0);
+  assert.ok(s.timerArms >= 1 && s.wakes >= 1);
+  assert.ok(s.delivered >= 1);
+  assert.ok(s.latenessP50 >= 0 && s.latenessP99 >= s.latenessP50 && s.latenessMax < LATE);
+  q.close();
+});
+
+test("CommonJS require() works on Node >= 20.19", () => {
+  const r = spawnSync(process.execPath, ["-e", `const { DelayQueue } = require("tarry"); const q = new DelayQueue(); q.offer(1, -1); console.log(q.poll());`], { cwd: root, encoding: "utf8" });
+  assert.equal(r.stderr.replace(/.*ExperimentalWarning.*\n?|.*--trace-warnings.*\n?/g, ""), "");
+  assert.equal(r.stdout.trim(), "1");
+});
