@@ -7,26 +7,35 @@ cd "$(dirname "$0")/.."
 
 out=dist
 wasm=$out/tarry_bg.wasm
-if [ "${1:-}" = "--if-stale" ] && [ -f "$wasm" ]; then
-  newer=$(find src js/host.js Cargo.toml Cargo.lock scripts/build.sh -newer "$wasm" -print -quit 2>/dev/null)
-  [ -z "$newer" ] && exit 0
-fi
+stale() {
+  [ ! -f "$wasm" ] || [ -n "$(find src js/host.js Cargo.toml Cargo.lock scripts/build.sh -newer "$wasm" -print -quit 2>/dev/null)" ]
+}
+[ "${1:-}" = "--if-stale" ] && ! stale && exit 0
+
+# One build at a time (tests and demo may start builds together); re-check once we hold it.
+mkdir -p target
+exec 9>target/.build.lock
+flock 9
+[ "${1:-}" = "--if-stale" ] && ! stale && exit 0
 
 bash scripts/setup.sh
 echo "[build] cargo build --release --target wasm32-unknown-unknown" >&2
 cargo build --quiet --release --lib --target wasm32-unknown-unknown
-rm -rf "$out.tmp"
-wasm-bindgen --target web --no-typescript --out-dir "$out.tmp" --out-name tarry \
+tmp=$(mktemp -d "$out.XXXXXX")
+trap 'rm -rf "$tmp"' EXIT
+chmod 755 "$tmp"
+wasm-bindgen --target web --no-typescript --out-dir "$tmp" --out-name tarry \
   target/wasm32-unknown-unknown/release/tarry.wasm
 if [ -x node_modules/.bin/wasm-opt ]; then
   node_modules/.bin/wasm-opt -O3 --enable-bulk-memory --enable-nontrapping-float-to-int \
     --enable-sign-ext --enable-mutable-globals --enable-reference-types --enable-multivalue \
-    "$out.tmp/tarry_bg.wasm" -o "$out.tmp/tarry_bg.opt.wasm"
-  mv "$out.tmp/tarry_bg.opt.wasm" "$out.tmp/tarry_bg.wasm"
+    "$tmp/tarry_bg.wasm" -o "$tmp/tarry_bg.opt.wasm"
+  mv "$tmp/tarry_bg.opt.wasm" "$tmp/tarry_bg.wasm"
 else
   echo "[build] wasm-opt not installed (npm ci brings it); skipping" >&2
 fi
-rm -rf "$out" && mv "$out.tmp" "$out"
+rm -rf "$out" && mv "$tmp" "$out"
+trap - EXIT
 raw=$(stat -c %s "$wasm")
 gz=$(gzip -9 -c "$wasm" | wc -c)
 echo "[build] $wasm: $raw bytes, $gz gzipped" >&2

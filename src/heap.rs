@@ -11,6 +11,9 @@
 //!   `generation · 2³² + slot`: a stale handle never names a newer entry. A slot whose
 //!   generation reaches 2²¹ − 1 is retired rather than reused, so handles stay below
 //!   2⁵³ (exact in a JS number) and are never reused while the heap lives.
+//! * A slot holds its value beside its heap position and generation, so cancelling or
+//!   taking an item touches one slot record, not two arrays (for the wasm binding the value
+//!   is `()` and a slot is 8 bytes).
 //! * Four children per node make the heap shallower than a binary one (fewer cache
 //!   misses on the way down); `cargo bench` compares arities.
 
@@ -22,6 +25,8 @@ pub(crate) const MAX_GENERATION: u32 = (1 << 21) - 1;
 
 /// The most slots a heap can hold (heap positions and slot numbers fit in 31 bits).
 pub(crate) const MAX_SLOTS: usize = (1 << 31) - 1;
+
+use std::mem::MaybeUninit;
 
 const FREE: u32 = 1 << 31;
 const NIL: u32 = FREE - 1;
@@ -43,28 +48,41 @@ impl Entry {
     }
 }
 
-/// Where a slot's entry is in the heap, or, with `FREE` set, the next free slot.
-#[derive(Debug, Clone, Copy)]
-struct Slot {
+/// Where a slot's entry is in the heap, or, with `FREE` set, the next free slot; and the
+/// slot's value, initialised exactly while `FREE` is clear.
+struct Slot<V> {
     pos: u32,
     generation: u32,
+    value: MaybeUninit<V>,
 }
 
-#[derive(Debug)]
-pub(crate) struct Heap {
+impl<V> Slot<V> {
+    #[inline(always)]
+    fn is_live(&self) -> bool {
+        self.pos & FREE == 0
+    }
+}
+
+pub(crate) struct Heap<V> {
     entries: Vec<Entry>,
-    slots: Vec<Slot>,
+    slots: Vec<Slot<V>>,
     free_head: u32,
     next_seq: u32,
 }
 
-impl Default for Heap {
+impl<V> Default for Heap<V> {
     fn default() -> Self {
         Self { entries: Vec::new(), slots: Vec::new(), free_head: NIL, next_seq: 0 }
     }
 }
 
-impl Heap {
+impl<V> Drop for Heap<V> {
+    fn drop(&mut self) {
+        self.clear();
+    }
+}
+
+impl<V> Heap<V> {
     #[inline]
     pub fn len(&self) -> usize {
         self.entries.len()
@@ -92,7 +110,7 @@ impl Heap {
         let slot = (handle & 0xFFFF_FFFF) as u32;
         let generation = (handle >> 32) as u32;
         match self.slots.get(slot as usize) {
-            Some(s) if s.generation == generation && s.pos & FREE == 0 => Some(slot),
+            Some(s) if s.generation == generation && s.is_live() => Some(slot),
             _ => None,
         }
     }
@@ -103,33 +121,41 @@ impl Heap {
         &self.entries[self.slots[slot as usize].pos as usize]
     }
 
-    /// Inserts a deadline; returns its slot, or `None` when every slot is taken.
+    /// The value of a live slot.
     #[inline]
-    pub fn insert(&mut self, deadline: f64) -> Option<u32> {
-        let slot = self.allocate()?;
+    pub fn value(&self, slot: u32) -> &V {
+        let s = &self.slots[slot as usize];
+        assert!(s.is_live(), "value of a free slot");
+        // SAFETY: a live slot's value is initialised.
+        unsafe { s.value.assume_init_ref() }
+    }
+
+    /// Inserts a deadline and its value; returns its slot, or gives the value back when
+    /// every slot is taken.
+    #[inline]
+    pub fn insert(&mut self, deadline: f64, value: V) -> Result<u32, V> {
+        let slot = self.allocate(value)?;
         let seq = self.take_seq();
         let i = self.entries.len();
         let entry = Entry { deadline, seq, slot };
         self.entries.push(entry);
         self.sift_up(i, entry);
-        Some(slot)
+        Ok(slot)
     }
 
-    /// Removes and returns the head.
+    /// Removes and returns the head and its value.
     #[inline]
-    pub fn pop(&mut self) -> Option<Entry> {
+    pub fn pop(&mut self) -> Option<(Entry, V)> {
         let head = *self.entries.first()?;
-        self.remove_at(0);
-        Some(head)
+        Some((head, self.remove_at(0)))
     }
 
-    /// Removes a live slot's entry.
+    /// Removes a live slot's entry; returns it and its value.
     #[inline]
-    pub fn remove(&mut self, slot: u32) -> Entry {
+    pub fn remove(&mut self, slot: u32) -> (Entry, V) {
         let i = self.slots[slot as usize].pos as usize;
         let entry = self.entries[i];
-        self.remove_at(i);
-        entry
+        (entry, self.remove_at(i))
     }
 
     /// Gives a live slot a new deadline (and a new sequence number: it queues behind
@@ -150,7 +176,7 @@ impl Heap {
     /// Removes every entry; slots keep their generations so that old handles stay stale.
     pub fn clear(&mut self) {
         for e in std::mem::take(&mut self.entries) {
-            self.release(e.slot);
+            drop(self.release(e.slot));
         }
     }
 
@@ -159,7 +185,7 @@ impl Heap {
         self.entries.shrink_to_fit();
     }
 
-    fn remove_at(&mut self, i: usize) {
+    fn remove_at(&mut self, i: usize) -> V {
         let removed = self.entries[i].slot;
         let last = self.entries.pop().expect("remove_at on a non-empty heap");
         if i < self.entries.len() {
@@ -170,7 +196,7 @@ impl Heap {
                 self.sift_down(i, last);
             }
         }
-        self.release(removed);
+        self.release(removed)
     }
 
     #[inline]
@@ -218,26 +244,30 @@ impl Heap {
         self.place(i, e);
     }
 
+    /// Takes a free slot (or a new one) for `value`; gives it back when every slot is taken.
     #[inline]
-    fn allocate(&mut self) -> Option<u32> {
+    fn allocate(&mut self, value: V) -> Result<u32, V> {
         if self.free_head != NIL {
             let slot = self.free_head;
             let s = &mut self.slots[slot as usize];
             self.free_head = s.pos & !FREE;
             s.generation += 1;
             s.pos = 0;
-            Some(slot)
+            s.value = MaybeUninit::new(value);
+            Ok(slot)
         } else if self.slots.len() < MAX_SLOTS {
-            self.slots.push(Slot { pos: 0, generation: 1 });
-            Some((self.slots.len() - 1) as u32)
+            self.slots.push(Slot { pos: 0, generation: 1, value: MaybeUninit::new(value) });
+            Ok((self.slots.len() - 1) as u32)
         } else {
-            None
+            Err(value)
         }
     }
 
+    /// Frees a live slot and moves its value out.
     #[inline]
-    fn release(&mut self, slot: u32) {
+    fn release(&mut self, slot: u32) -> V {
         let s = &mut self.slots[slot as usize];
+        debug_assert!(s.is_live());
         if s.generation < MAX_GENERATION {
             s.pos = FREE | self.free_head;
             self.free_head = slot;
@@ -245,6 +275,9 @@ impl Heap {
             // Retired: reusing it would repeat a handle.
             s.pos = FREE | NIL;
         }
+        // SAFETY: the slot was live, so its value is initialised; it is now marked free,
+        // so nothing reads the value again until `allocate` writes a new one.
+        unsafe { s.value.assume_init_read() }
     }
 
     #[inline]
@@ -292,7 +325,7 @@ impl Heap {
                 assert!(!e.before(&self.entries[(i - 1) / ARITY]), "heap order at {i}");
             }
         }
-        let live = self.slots.iter().filter(|s| s.pos & FREE == 0).count();
+        let live = self.slots.iter().filter(|s| s.is_live()).count();
         assert_eq!(live, self.entries.len(), "live slots");
     }
 }

@@ -106,9 +106,7 @@ pub struct Expired<T> {
 
 /// A delay queue; see the [module documentation](self).
 pub struct DelayQueue<T, C> {
-    heap: Heap,
-    // values[slot] is Some exactly for live slots.
-    values: Vec<Option<T>>,
+    heap: Heap<T>,
     clock: C,
     capacity: usize,
     // A past clock reading: anything due by then is due now (the clock is monotonic),
@@ -139,7 +137,7 @@ impl<T, C: Clock> DelayQueue<T, C> {
 
     /// A queue that refuses offers once it holds `capacity` items.
     pub fn bounded(clock: C, capacity: usize) -> Self {
-        Self { heap: Heap::default(), values: Vec::new(), clock, capacity, seen: f64::NEG_INFINITY }
+        Self { heap: Heap::default(), clock, capacity, seen: f64::NEG_INFINITY }
     }
 
     /// The clock the queue reads.
@@ -187,16 +185,10 @@ impl<T, C: Clock> DelayQueue<T, C> {
         if self.len() >= self.capacity {
             return Err(OfferError { refusal: Refusal::Full, value });
         }
-        let Some(slot) = self.heap.insert(deadline) else {
-            return Err(OfferError { refusal: Refusal::Full, value });
-        };
-        let i = slot as usize;
-        if i == self.values.len() {
-            self.values.push(Some(value));
-        } else {
-            self.values[i] = Some(value);
+        match self.heap.insert(deadline, value) {
+            Ok(slot) => Ok(Handle(self.heap.handle_of(slot))),
+            Err(value) => Err(OfferError { refusal: Refusal::Full, value }),
         }
-        Ok(Handle(self.heap.handle_of(slot)))
     }
 
     /// Removes and returns the head if its deadline has passed.
@@ -212,10 +204,9 @@ impl<T, C: Clock> DelayQueue<T, C> {
         if deadline > self.seen && deadline > self.read_clock() {
             return None;
         }
-        let entry = self.heap.pop()?;
+        let (entry, value) = self.heap.pop()?;
         // Release left the slot's generation as it was, so this is the handle it had.
         let handle = Handle(self.heap.handle_of(entry.slot));
-        let value = self.values[entry.slot as usize].take().expect("live slot has a value");
         Some(Expired { handle, deadline: entry.deadline, value })
     }
 
@@ -235,15 +226,14 @@ impl<T, C: Clock> DelayQueue<T, C> {
     #[inline]
     pub fn peek(&self) -> Option<&T> {
         let head = self.heap.head()?;
-        self.values[head.slot as usize].as_ref()
+        Some(self.heap.value(head.slot))
     }
 
     /// The head with its handle and deadline, expired or not.
     #[inline]
     pub fn head(&self) -> Option<(Handle, f64, &T)> {
         let head = self.heap.head()?;
-        let value = self.values[head.slot as usize].as_ref()?;
-        Some((Handle(self.heap.handle_of(head.slot)), head.deadline, value))
+        Some((Handle(self.heap.handle_of(head.slot)), head.deadline, self.heap.value(head.slot)))
     }
 
     /// The head's deadline on the queue's clock: when the driver should next look.
@@ -256,8 +246,7 @@ impl<T, C: Clock> DelayQueue<T, C> {
     #[inline]
     pub fn cancel(&mut self, handle: Handle) -> Option<T> {
         let slot = self.heap.slot_of(handle.0)?;
-        self.heap.remove(slot);
-        self.values[slot as usize].take()
+        Some(self.heap.remove(slot).1)
     }
 
     /// Whether a handle names an item still in the queue.
@@ -305,9 +294,6 @@ impl<T, C: Clock> DelayQueue<T, C> {
     /// Removes every item. Handles given out so far stay stale forever.
     pub fn clear(&mut self) {
         self.heap.clear();
-        for v in &mut self.values {
-            *v = None;
-        }
     }
 
     /// Gives spare memory back to the allocator (after a spike, say).
@@ -320,8 +306,7 @@ impl<T, C: Clock> DelayQueue<T, C> {
         let mut entries = self.heap.entries().to_vec();
         entries.sort_unstable_by(|a, b| a.deadline.total_cmp(&b.deadline).then(a.seq.cmp(&b.seq)));
         entries.into_iter().map(move |e| {
-            let value = self.values[e.slot as usize].as_ref().expect("live slot has a value");
-            (Handle(self.heap.handle_of(e.slot)), e.deadline, value)
+            (Handle(self.heap.handle_of(e.slot)), e.deadline, self.heap.value(e.slot))
         })
     }
 
@@ -335,15 +320,13 @@ impl<T, C: Clock> DelayQueue<T, C> {
     }
 
     #[cfg(all(test, not(target_arch = "wasm32")))]
-    pub(crate) fn heap_mut(&mut self) -> &mut Heap {
+    pub(crate) fn heap_mut(&mut self) -> &mut Heap<T> {
         &mut self.heap
     }
 
     #[cfg(all(test, not(target_arch = "wasm32")))]
     pub(crate) fn check(&self) {
         self.heap.check();
-        let live = self.values.iter().filter(|v| v.is_some()).count();
-        assert_eq!(live, self.len(), "values of live slots");
     }
 }
 

@@ -297,3 +297,25 @@ impl NowForTest for Rc<ManualClock> {
         crate::Clock::now(&**self)
     }
 }
+
+#[test]
+fn values_are_dropped_exactly_once() {
+    let token = Rc::new(());
+    {
+        let (mut q, clock) = queue();
+        let hs: Vec<Handle> = (0..100).map(|i| q.offer(token.clone(), f64::from(i % 7)).unwrap()).collect();
+        assert_eq!(Rc::strong_count(&token), 101);
+        for h in hs.iter().step_by(3) {
+            drop(q.cancel(*h));
+        }
+        clock.advance(3.0);
+        drop(q.drain_expired(10));
+        q.clear();
+        assert_eq!(Rc::strong_count(&token), 1, "clear drops every value");
+        for i in 0..50 {
+            q.offer(token.clone(), f64::from(i)).unwrap();
+        }
+        assert_eq!(Rc::strong_count(&token), 51);
+    }
+    assert_eq!(Rc::strong_count(&token), 1, "dropping the queue drops what it held");
+}
