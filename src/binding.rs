@@ -231,7 +231,6 @@ impl Core {
 
     pub fn clear(&mut self) {
         self.items.clear();
-        self.items.shrink_to_fit();
         self.settle();
     }
 

@@ -23,10 +23,15 @@ pub(crate) const ARITY: usize = 4;
 /// The highest generation a slot reaches before it is retired (21 bits).
 pub(crate) const MAX_GENERATION: u32 = (1 << 21) - 1;
 
+/// Pad entries before the root; see `Heap::at`.
+const PAD: usize = ARITY - 1;
+
 /// The most slots a heap can hold (heap positions and slot numbers fit in 31 bits).
 pub(crate) const MAX_SLOTS: usize = (1 << 31) - 1;
 
 use std::mem::MaybeUninit;
+
+use crate::chunked::Chunked;
 
 const FREE: u32 = 1 << 31;
 const NIL: u32 = FREE - 1;
@@ -64,15 +69,15 @@ impl<V> Slot<V> {
 }
 
 pub(crate) struct Heap<V> {
-    entries: Vec<Entry>,
-    slots: Vec<Slot<V>>,
+    entries: Chunked<Entry>,
+    slots: Chunked<Slot<V>>,
     free_head: u32,
     next_seq: u32,
 }
 
 impl<V> Default for Heap<V> {
     fn default() -> Self {
-        Self { entries: Vec::new(), slots: Vec::new(), free_head: NIL, next_seq: 0 }
+        Self { entries: Chunked::default(), slots: Chunked::default(), free_head: NIL, next_seq: 0 }
     }
 }
 
@@ -83,19 +88,27 @@ impl<V> Drop for Heap<V> {
 }
 
 impl<V> Heap<V> {
+    // Logical position i lives at entries[i + PAD]: three pad entries put the children of
+    // every node (logical 4i+1..=4i+4, physical 4i+4..=4i+7) in one aligned 64-byte line.
+
     #[inline]
     pub fn len(&self) -> usize {
-        self.entries.len()
+        self.entries.len().saturating_sub(PAD)
+    }
+
+    #[inline(always)]
+    fn at(&self, i: usize) -> Entry {
+        self.entries[i + PAD]
     }
 
     #[inline]
     pub fn head(&self) -> Option<&Entry> {
-        self.entries.first()
+        (self.len() > 0).then(|| &self.entries[PAD])
     }
 
     /// Live entries in heap order (not sorted).
-    pub fn entries(&self) -> &[Entry] {
-        &self.entries
+    pub fn entries(&self) -> impl Iterator<Item = &Entry> {
+        self.entries.iter().skip(PAD)
     }
 
     /// Packs a live slot's handle.
@@ -109,16 +122,17 @@ impl<V> Heap<V> {
     pub fn slot_of(&self, handle: u64) -> Option<u32> {
         let slot = (handle & 0xFFFF_FFFF) as u32;
         let generation = (handle >> 32) as u32;
-        match self.slots.get(slot as usize) {
-            Some(s) if s.generation == generation && s.is_live() => Some(slot),
-            _ => None,
+        if slot as usize >= self.slots.len() {
+            return None;
         }
+        let s = &self.slots[slot as usize];
+        (s.generation == generation && s.is_live()).then_some(slot)
     }
 
     /// The entry of a live slot.
     #[inline]
-    pub fn entry(&self, slot: u32) -> &Entry {
-        &self.entries[self.slots[slot as usize].pos as usize]
+    pub fn entry(&self, slot: u32) -> Entry {
+        self.at(self.slots[slot as usize].pos as usize)
     }
 
     /// The value of a live slot.
@@ -136,7 +150,12 @@ impl<V> Heap<V> {
     pub fn insert(&mut self, deadline: f64, value: V) -> Result<u32, V> {
         let slot = self.allocate(value)?;
         let seq = self.take_seq();
-        let i = self.entries.len();
+        if self.entries.len() == 0 {
+            for _ in 0..PAD {
+                self.entries.push(Entry { deadline: f64::NEG_INFINITY, seq: 0, slot: u32::MAX });
+            }
+        }
+        let i = self.len();
         let entry = Entry { deadline, seq, slot };
         self.entries.push(entry);
         self.sift_up(i, entry);
@@ -146,7 +165,7 @@ impl<V> Heap<V> {
     /// Removes and returns the head and its value.
     #[inline]
     pub fn pop(&mut self) -> Option<(Entry, V)> {
-        let head = *self.entries.first()?;
+        let head = *self.head()?;
         Some((head, self.remove_at(0)))
     }
 
@@ -154,7 +173,7 @@ impl<V> Heap<V> {
     #[inline]
     pub fn remove(&mut self, slot: u32) -> (Entry, V) {
         let i = self.slots[slot as usize].pos as usize;
-        let entry = self.entries[i];
+        let entry = self.at(i);
         (entry, self.remove_at(i))
     }
 
@@ -165,8 +184,7 @@ impl<V> Heap<V> {
         let seq = self.take_seq();
         let i = self.slots[slot as usize].pos as usize;
         let entry = Entry { deadline, seq, slot };
-        self.entries[i] = entry;
-        if i > 0 && entry.before(&self.entries[(i - 1) / ARITY]) {
+        if i > 0 && entry.before(&self.at((i - 1) / ARITY)) {
             self.sift_up(i, entry);
         } else {
             self.sift_down(i, entry);
@@ -175,40 +193,39 @@ impl<V> Heap<V> {
 
     /// Removes every entry; slots keep their generations so that old handles stay stale.
     pub fn clear(&mut self) {
-        for e in std::mem::take(&mut self.entries) {
+        while self.len() > 0 {
+            let e = self.entries.pop().expect("a live entry");
             drop(self.release(e.slot));
         }
-    }
-
-    /// Returns spare capacity of the heap array to the allocator.
-    pub fn shrink_to_fit(&mut self) {
-        self.entries.shrink_to_fit();
+        self.entries.clear();
     }
 
     fn remove_at(&mut self, i: usize) -> V {
-        let removed = self.entries[i].slot;
+        let removed = self.at(i).slot;
         let last = self.entries.pop().expect("remove_at on a non-empty heap");
-        if i < self.entries.len() {
-            self.entries[i] = last;
-            if i > 0 && last.before(&self.entries[(i - 1) / ARITY]) {
+        if i < self.len() {
+            if i > 0 && last.before(&self.at((i - 1) / ARITY)) {
                 self.sift_up(i, last);
             } else {
                 self.sift_down(i, last);
             }
         }
+        if self.len() == 0 {
+            self.entries.clear(); // the pads
+        }
         self.release(removed)
     }
 
-    #[inline]
+    #[inline(always)]
     fn place(&mut self, i: usize, e: Entry) {
-        self.entries[i] = e;
+        self.entries[i + PAD] = e;
         self.slots[e.slot as usize].pos = i as u32;
     }
 
     fn sift_up(&mut self, mut i: usize, e: Entry) {
         while i > 0 {
             let p = (i - 1) / ARITY;
-            let parent = self.entries[p];
+            let parent = self.at(p);
             if !e.before(&parent) {
                 break;
             }
@@ -219,7 +236,7 @@ impl<V> Heap<V> {
     }
 
     fn sift_down(&mut self, mut i: usize, e: Entry) {
-        let n = self.entries.len();
+        let n = self.len();
         loop {
             let first = ARITY * i + 1;
             if first >= n {
@@ -227,9 +244,9 @@ impl<V> Heap<V> {
             }
             let last = (first + ARITY).min(n);
             let mut best = first;
-            let mut best_entry = self.entries[first];
+            let mut best_entry = self.at(first);
             for c in first + 1..last {
-                let candidate = self.entries[c];
+                let candidate = self.at(c);
                 if candidate.before(&best_entry) {
                     best = c;
                     best_entry = candidate;
@@ -294,7 +311,7 @@ impl<V> Heap<V> {
     /// outcome, so the heap needs no repair.
     #[cold]
     fn renumber(&mut self) {
-        let mut order: Vec<usize> = (0..self.entries.len()).collect();
+        let mut order: Vec<usize> = (PAD..self.entries.len()).collect();
         let entries = &self.entries;
         order.sort_unstable_by(|&a, &b| {
             let (x, y) = (&entries[a], &entries[b]);
@@ -303,7 +320,7 @@ impl<V> Heap<V> {
         for (rank, i) in order.into_iter().enumerate() {
             self.entries[i].seq = rank as u32;
         }
-        self.next_seq = self.entries.len() as u32;
+        self.next_seq = self.len() as u32;
     }
 
     #[cfg(all(test, not(target_arch = "wasm32")))]
@@ -319,13 +336,13 @@ impl<V> Heap<V> {
     /// Checks every invariant; for tests.
     #[cfg(all(test, not(target_arch = "wasm32")))]
     pub fn check(&self) {
-        for (i, e) in self.entries.iter().enumerate() {
+        for (i, e) in self.entries().enumerate() {
             assert_eq!(self.slots[e.slot as usize].pos as usize, i, "slot position");
             if i > 0 {
-                assert!(!e.before(&self.entries[(i - 1) / ARITY]), "heap order at {i}");
+                assert!(!e.before(&self.at((i - 1) / ARITY)), "heap order at {i}");
             }
         }
         let live = self.slots.iter().filter(|s| s.is_live()).count();
-        assert_eq!(live, self.entries.len(), "live slots");
+        assert_eq!(live, self.len(), "live slots");
     }
 }

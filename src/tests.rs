@@ -319,3 +319,68 @@ fn values_are_dropped_exactly_once() {
     }
     assert_eq!(Rc::strong_count(&token), 1, "dropping the queue drops what it held");
 }
+
+/// Many thousands of random operations, so that the heap and slot table cross chunk
+/// boundaries both ways, against a `BTreeMap` model (the sorted-Vec model is too slow here).
+#[test]
+fn large_random_run_across_chunk_boundaries() {
+    use std::collections::BTreeMap;
+    let (mut q, clock) = queue::<u64>();
+    let mut model: BTreeMap<(u64, u64), (u64, Handle)> = BTreeMap::new(); // (deadline bits, seq) -> value
+    let mut where_is: std::collections::HashMap<Handle, (u64, u64)> = Default::default();
+    let mut handles: Vec<Handle> = Vec::new();
+    let mut seed = 0x9E37_79B9_7F4A_7C15u64;
+    let mut rnd = move |n: u64| {
+        seed ^= seed << 13;
+        seed ^= seed >> 7;
+        seed ^= seed << 17;
+        seed % n
+    };
+    let mut seq = 0u64;
+    let (mut max_len, mut min_len_after_max) = (0, usize::MAX);
+    for step in 0..60_000u64 {
+        // Grow to ~12k items, then shrink, then grow again.
+        let phase = (step / 20_000) % 2 == 0;
+        match rnd(10) {
+            0..=5 if phase || rnd(3) == 0 => {
+                let d = rnd(500) as f64;
+                let h = q.offer(step, d).unwrap();
+                seq += 1;
+                let key = ((clock.now_for_test() + d).to_bits(), seq);
+                model.insert(key, (step, h));
+                where_is.insert(h, key);
+                handles.push(h);
+            }
+            0..=6 => {
+                if !handles.is_empty() {
+                    let h = handles[rnd(handles.len() as u64) as usize];
+                    let expected = where_is.remove(&h).map(|k| model.remove(&k).unwrap().0);
+                    assert_eq!(q.cancel(h), expected);
+                }
+            }
+            7 => clock.advance(rnd(40) as f64),
+            _ => {
+                let now = clock.now_for_test();
+                let expected = match model.first_key_value() {
+                    Some((k, _)) if f64::from_bits(k.0) <= now => model.pop_first(),
+                    _ => None,
+                };
+                if let Some((_, (_, h))) = expected {
+                    where_is.remove(&h);
+                }
+                assert_eq!(q.poll(), expected.map(|(_, (v, _))| v));
+            }
+        }
+        assert_eq!(q.len(), model.len());
+        max_len = max_len.max(q.len());
+        if step > 20_000 && step < 40_000 {
+            min_len_after_max = min_len_after_max.min(q.len());
+        }
+        if step % 2_000 == 0 {
+            q.check();
+            assert!(q.iter_sorted().map(|(_, _, v)| *v).eq(model.values().map(|(v, _)| *v)));
+        }
+    }
+    q.check();
+    assert!(max_len > 2 * 4096 && min_len_after_max < 4096, "crossed chunk boundaries: {max_len}, {min_len_after_max}");
+}
