@@ -16,6 +16,7 @@
 //! assert_eq!(q.cancel(h), Some("expire session 7"));
 //! ```
 
+mod chunked;
 mod clock;
 mod heap;
 mod lateness;
@@ -25,6 +26,8 @@ mod tests;
 
 #[cfg(target_arch = "wasm32")]
 mod binding;
+#[cfg(target_arch = "wasm32")]
+mod snapshot;
 
 #[cfg(not(target_arch = "wasm32"))]
 pub use clock::SystemClock;
