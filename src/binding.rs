@@ -194,10 +194,12 @@ impl Core {
         }
     }
 
-    /// Moves an item's deadline to `delay` ms from now; false when the handle names nothing.
-    pub fn reschedule(&mut self, handle_raw: f64, delay: f64) -> bool {
+    /// Moves an item's deadline to `deadline` on `performance.now()`'s clock; false when the
+    /// handle names nothing.
+    #[wasm_bindgen(js_name = rescheduleAt)]
+    pub fn reschedule_at(&mut self, handle_raw: f64, deadline: f64) -> bool {
         let Some(h) = handle(handle_raw) else { return false };
-        let moved = self.items.reschedule(h, delay) == Ok(true);
+        let moved = self.items.reschedule_at(h, deadline) == Ok(true);
         if moved {
             self.settle();
         }
@@ -388,7 +390,7 @@ mod tests {
         for bad in [-1.0, 0.5, f64::NAN, 2f64.powi(60)] {
             assert_eq!(core.cancel(bad), -1);
             assert!(core.delay_of(bad).is_nan());
-            assert!(!core.reschedule(bad, 1.0));
+            assert!(!core.reschedule_at(bad, 1.0));
         }
         assert_eq!(core.offer(f64::NAN), -1.0);
         assert_eq!(core.size(), 0);
