@@ -124,6 +124,47 @@ export class DelayQueue {
     return h;
   }
 
+  /**
+   * Adds many items at once, `values[i]` due `delays[i]` ms from now (or all due `delays`
+   * ms from now when it is one number), reading the clock once for the batch. Returns
+   * their handles in order. Checks everything first: a bad value or delay, or a batch
+   * larger than the room left, throws and adds nothing.
+   */
+  offerMany(values, delays) {
+    if (!Array.isArray(values)) throw new TypeError(`values must be an array, got ${describe(values)}`);
+    const n = values.length;
+    let ds;
+    if (typeof delays === "number") {
+      checkMs(delays, "delays");
+      ds = new Float64Array(n).fill(delays);
+    } else if (Array.isArray(delays) || delays instanceof Float64Array) {
+      if (delays.length !== n) throw new RangeError(`delays must have one delay per value: ${delays.length} delays for ${n} values`);
+      ds = delays instanceof Float64Array ? delays : new Float64Array(n);
+      for (let i = 0; i < n; i++) {
+        const d = delays[i];
+        if (typeof d !== "number" || d !== d || d === Infinity || d === -Infinity) checkMs(d, `delays[${i}]`);
+        ds[i] = d;
+      }
+    } else {
+      throw new TypeError(`delays must be a number, an array of numbers or a Float64Array, got ${describe(delays)}`);
+    }
+    for (let i = 0; i < n; i++) {
+      if (values[i] === undefined || values[i] === null) throw new TypeError(`values[${i}] must not be ${values[i]}`);
+    }
+    const core = this.#open();
+    if (n > core.remainingCapacity) throw new RangeError(`the batch of ${n} does not fit: room for ${core.remainingCapacity}`);
+    const handles = core.offerMany(monotonicNow(), ds);
+    const out = new Array(n);
+    const stored = this.#values;
+    for (let i = 0; i < n; i++) {
+      const h = handles[i];
+      stored[h >>> 0] = values[i];
+      out[i] = h;
+    }
+    if (this.#takers.size !== 0) this.#deliver();
+    return out;
+  }
+
   /** Like offer(), but throws a RangeError when a bounded queue is full. */
   add(value, delayMs) {
     const h = this.offer(value, delayMs);

@@ -59,6 +59,12 @@ export declare class DelayQueue<T = unknown> implements AsyncIterable<T> {
   readonly stats: DelayQueueStats;
   /** Adds `value` due `delayMs` from now (negative: already expired). null when a bounded queue is full. */
   offer(value: T, delayMs: number): Handle | null;
+  /**
+   * Adds `values[i]` due `delays[i]` ms from now (or all due `delays` ms when one number),
+   * with one clock reading for the batch. Throws, adding nothing, on a bad value or delay
+   * or when the batch does not fit.
+   */
+  offerMany(values: readonly T[], delays: number | readonly number[] | Float64Array): Handle[];
   /** Like offer(), but throws a RangeError when full. */
   add(value: T, delayMs: number): Handle;
   /** Adds `value` due at a wall-clock time (epoch ms or Date), converted once to the monotonic clock. */
