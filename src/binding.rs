@@ -139,6 +139,18 @@ impl Core {
         }
     }
 
+    /// Offers one item due at `now + delay` for each delay: one clock reading for the
+    /// batch. The handles, in order; the caller has checked the delays and the room.
+    #[wasm_bindgen(js_name = offerMany)]
+    pub fn offer_many(&mut self, now: f64, delays: &[f64]) -> Vec<f64> {
+        let handles = delays
+            .iter()
+            .map(|d| self.items.offer_at((), now + d).map_or(-1.0, |h| h.into_raw() as f64))
+            .collect();
+        self.settle();
+        handles
+    }
+
     /// Takes the expired head; its slot, or -1.
     pub fn poll(&mut self) -> i32 {
         match self.items.poll_expired() {

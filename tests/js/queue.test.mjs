@@ -489,3 +489,32 @@ test("CommonJS require() works on Node >= 20.19", () => {
   assert.equal(r.stderr.replace(/.*ExperimentalWarning.*\n?|.*--trace-warnings.*\n?/g, ""), "");
   assert.equal(r.stdout.trim(), "1");
 });
+
+test("offerMany adds a batch with one clock reading, all or nothing", async () => {
+  const q = new DelayQueue({ capacity: 5 });
+  const earliest = now();
+  const hs = q.offerMany(["c", "a", "b"], [30, 10, 20]);
+  assert.equal(hs.length, 3);
+  assert.ok(hs.every(Number.isSafeInteger));
+  assert.equal(q.cancel(hs[2]), "b");
+  assert.deepEqual(q.toArray(), ["a", "c"]);
+  assert.equal(await q.take(), "a");
+  assert.ok(now() >= earliest + 10);
+  assert.deepEqual(q.offerMany(["x", "y"], -1).length, 2);
+  assert.deepEqual(q.drain(), ["x", "y"]);
+  const before = q.toArray().join();
+  for (const [call, type, name] of [
+    [() => q.offerMany(["p", null], [1, 2]), TypeError, /values\[1\]/],
+    [() => q.offerMany(["p", "q"], [1, NaN]), RangeError, /delays\[1\]/],
+    [() => q.offerMany(["p", "q"], [1, "2"]), TypeError, /delays\[1\]/],
+    [() => q.offerMany(["p", "q"], [1]), RangeError, /delays/],
+    [() => q.offerMany("pq", 1), TypeError, /values/],
+    [() => q.offerMany(["p"], {}), TypeError, /delays/],
+    [() => q.offerMany(["p", "q", "r", "s", "t"], 1), RangeError, /does not fit/],
+  ]) {
+    assert.throws(call, (e) => e instanceof type && name.test(e.message), String(call));
+    assert.equal(q.toArray().join(), before, `${call} changed the queue`);
+  }
+  assert.deepEqual(await q.take(), "c");
+  q.close();
+});
