@@ -6,3 +6,4 @@ import { initSync } from "../dist/tarry.js";
 initSync({ module: readFileSync(new URL("../dist/tarry_bg.wasm", import.meta.url)) });
 
 export { DelayQueue } from "./queue.js";
+export { Scheduler } from "./scheduler.js";

@@ -3,6 +3,7 @@
 // this file keeps values in an array indexed by slot, so only numbers cross into wasm.
 
 import { Core } from "../dist/tarry.js";
+import { readSnapshot, writeSnapshot } from "./snapshot.js";
 
 const dispose = Symbol.dispose ?? Symbol.for("Symbol.dispose");
 const monotonicNow = () => performance.now();
@@ -335,6 +336,36 @@ export class DelayQueue {
     const out = new Array(slots.length);
     for (let i = 0; i < slots.length; i++) out[i] = this.#values[slots[i]];
     return out;
+  }
+
+  /**
+   * The pending items as plain, JSON-serialisable data: `{ version, size, items: [{ value,
+   * deadline }] }` in deadline order, each deadline in epoch ms. The queue is unchanged.
+   * Throws a TypeError naming the first item whose value JSON cannot carry.
+   */
+  snapshot() {
+    const core = this.#open();
+    return writeSnapshot(core.sortedSlots(), core.sortedDeadlines(), this.#values);
+  }
+
+  /**
+   * A new queue holding a snapshot's items: overdue ones first, all in deadline order,
+   * FIFO among ties. `options` as for the constructor. A malformed snapshot throws and
+   * builds nothing.
+   */
+  static restore(snapshot, opts) {
+    const queue = new DelayQueue(opts);
+    const core = queue.#core;
+    const values = queue.#values;
+    try {
+      readSnapshot(snapshot, queue.#capacity === Infinity ? -1 : queue.#capacity, (value, deadline) => {
+        values[core.offerAt(deadline) >>> 0] = value;
+      });
+    } catch (e) {
+      queue.close();
+      throw e;
+    }
+    return queue;
   }
 
   /** `for await (const item of queue)`: takes items as they expire, until the queue is closed. */

@@ -99,3 +99,117 @@ export declare class DelayQueue<T = unknown> implements AsyncIterable<T> {
   /** `for await (const item of queue)`: items as they expire, until close(). */
   [Symbol.asyncIterator](): AsyncIterator<T>;
 }
+
+// ---- Snapshots, the Scheduler and the Durable Object adapter ----
+
+/** One pending item of a snapshot: its value and its absolute wall-clock deadline. */
+export interface SnapshotItem<T = unknown> {
+  value: T;
+  /** Epoch milliseconds (a whole number when written by snapshot()). */
+  deadline: number;
+}
+
+/** A queue's pending items as plain, JSON-serialisable data, in deadline order. */
+export interface Snapshot<T = unknown> {
+  version: 1;
+  /** The number of items; restore() refuses a snapshot whose array is shorter or longer. */
+  size: number;
+  items: SnapshotItem<T>[];
+}
+
+export interface DelayQueue<T> {
+  /**
+   * The pending items as plain data (deadlines in epoch ms, deadline order, FIFO ties);
+   * the queue is unchanged. Throws a TypeError naming the first item whose value JSON
+   * cannot carry (functions, symbols, bigints, NaN, Dates, Maps, class instances, cycles).
+   */
+  snapshot(): Snapshot<T>;
+}
+
+export declare namespace DelayQueue {
+  /**
+   * A new queue holding a snapshot's items: overdue ones first, all in deadline order,
+   * FIFO among ties; never due before their written deadline. A malformed snapshot throws
+   * a TypeError (a RangeError when it holds more than `capacity`) and builds nothing.
+   */
+  function restore<T = unknown>(snapshot: Snapshot<T> | unknown, options?: DelayQueueOptions): DelayQueue<T>;
+}
+
+export interface SchedulerOptions {
+  /** false: pending callbacks do not hold a Node or Deno process open. Default: true. */
+  keepAlive?: boolean;
+  /** Gets the error when a callback throws or its promise rejects. Default: console.error. */
+  onerror?: ((error: unknown) => void) | null;
+}
+
+/**
+ * Runs callbacks once at their deadlines, in deadline order (FIFO among ties), with one
+ * host timer for all of them. A failing callback does not stop the others.
+ */
+export declare class Scheduler {
+  constructor(options?: SchedulerOptions);
+  /** Gets the error when a callback throws or rejects; console.error when null. */
+  onerror: ((error: unknown) => void) | null;
+  /** Callbacks waiting to run. */
+  readonly size: number;
+  readonly closed: boolean;
+  readonly stats: DelayQueueStats;
+  /** Runs `fn(...args)` once, `delayMs` from now. */
+  schedule<A extends unknown[]>(fn: (...args: A) => unknown, delayMs: number, ...args: A): Handle;
+  /** Runs `fn(...args)` once at a wall-clock time (epoch ms or Date). */
+  scheduleAt<A extends unknown[]>(fn: (...args: A) => unknown, deadline: number | Date, ...args: A): Handle;
+  /** Forgets a pending callback; false when the handle names none. */
+  cancel(handle: Handle): boolean;
+  /** Moves a pending callback to `delayMs` from now; false when the handle names none. */
+  reschedule(handle: Handle, delayMs: number): boolean;
+  /** Milliseconds until a pending callback runs; undefined when none. */
+  delayOf(handle: Handle): number | undefined;
+  /** Drops every pending callback and disarms the timer. */
+  close(): void;
+  [Symbol.dispose](): void;
+}
+
+/** The part of a Durable Object's `ctx.storage` that DurableDelayQueue uses. */
+export interface DurableQueueStorage {
+  get(key: string): Promise<unknown>;
+  put(entries: Record<string, unknown>): Promise<void>;
+  delete(key: string): Promise<boolean>;
+  list(options: { prefix: string }): Promise<Map<string, unknown>>;
+  getAlarm(): Promise<number | null>;
+  setAlarm(scheduledTime: number | Date): Promise<void>;
+  deleteAlarm(): Promise<void>;
+}
+
+/** An item of a DurableDelayQueue: its id (stable across restarts), value and epoch-ms deadline. */
+export interface DurableItem<T = unknown> {
+  id: number;
+  value: T;
+  deadline: number;
+}
+
+/**
+ * A delay queue in a Cloudflare Durable Object: items live in the object's storage, and its
+ * one timer is the object's alarm, set for the head's deadline. Exported by the `workerd` entry.
+ */
+export declare class DurableDelayQueue<T = unknown> {
+  private constructor();
+  /** Reads the queue back from storage and sets the alarm for its head; call in blockConcurrencyWhile. */
+  static open<T = unknown>(storage: DurableQueueStorage, options?: { prefix?: string }): Promise<DurableDelayQueue<T>>;
+  readonly size: number;
+  /** Adds `value` due `delayMs` from now; resolves to its id once stored. */
+  offer(value: T, delayMs: number): Promise<number>;
+  /** Adds `value` due at `deadline` (epoch ms or Date); resolves to its id once stored. */
+  offerAt(value: T, deadline: number | Date): Promise<number>;
+  /** Removes an item; its value, or undefined when the id names none. */
+  cancel(id: number): Promise<T | undefined>;
+  /** Moves an item to `delayMs` from now; false when the id names none. */
+  reschedule(id: number, delayMs: number): Promise<boolean>;
+  peek(): T | undefined;
+  deadlineOf(id: number): number | undefined;
+  toArray(): DurableItem<T>[];
+  /**
+   * Call from the object's alarm(): hands each item due now to `callback` in deadline order,
+   * removing it from storage once the callback has returned or resolved; then re-arms the alarm.
+   */
+  deliver(callback: (value: T, item: { id: number; deadline: number }) => unknown): Promise<number>;
+}

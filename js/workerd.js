@@ -6,3 +6,5 @@ import { initSync } from "../dist/tarry.js";
 initSync({ module: wasm });
 
 export { DelayQueue } from "./queue.js";
+export { Scheduler } from "./scheduler.js";
+export { DurableDelayQueue } from "./durable.js";

@@ -1,0 +1,36 @@
+// README.md's Node example (under ## Runtimes), run as written in a project whose
+// node_modules/tarry is this package, with the node that runs this test (20 or 24).
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { spawnSync } from "node:child_process";
+import { mkdtempSync, mkdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+
+const root = fileURLToPath(new URL("../..", import.meta.url));
+
+/** The code block of README.md's `## Runtimes` whose info string is `lang tag`. */
+function readmeExample(lang, tag) {
+  const readme = readFileSync(join(root, "README.md"), "utf8");
+  const section = readme.slice(readme.indexOf("\n## Runtimes"));
+  const m = section.match(new RegExp("```" + lang + " " + tag + "\\n([\\s\\S]*?)```"));
+  assert.ok(m, `README.md has no \`\`\`${lang} ${tag} block under ## Runtimes`);
+  return m[1];
+}
+
+test("README: the Node example runs as written and prints what the README says", () => {
+  const dir = mkdtempSync(join(tmpdir(), "tarry-readme-"));
+  try {
+    mkdirSync(join(dir, "node_modules"));
+    symlinkSync(root, join(dir, "node_modules", "tarry"), "dir");
+    writeFileSync(join(dir, "package.json"), JSON.stringify({ type: "module", dependencies: { tarry: "*" } }));
+    writeFileSync(join(dir, "main.js"), readmeExample("js", "node"));
+    const r = spawnSync(process.execPath, ["main.js"], { cwd: dir, encoding: "utf8", timeout: 20_000 });
+    assert.equal(r.status, 0, r.stderr);
+    assert.equal(r.stdout, readmeExample("text", "node-output"));
+    assert.match(r.stderr, /job failed: Error: a failing job stops nothing/);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});

@@ -1,0 +1,205 @@
+// Snapshots against the built package: round trips, refusals, malformed input.
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { DelayQueue } from "tarry";
+
+const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+const LATE_MS = 250;
+
+/** Everything `q` holds, in order, taken out by waiting (so no item is early). */
+async function takeAll(q, n) {
+  const out = [];
+  for (let i = 0; i < n; i++) out.push({ value: await q.take(), at: Date.now() });
+  return out;
+}
+
+test("round trip through JSON.stringify: same items, same order, FIFO ties, deadlines in epoch ms", async () => {
+  const q = new DelayQueue();
+  const start = Date.now();
+  q.offerAt({ id: "tie-0", tags: ["a", "b"], nested: { n: 1.5, ok: true, none: null } }, start + 80);
+  q.offer("overdue-2", -30);
+  q.offerAt("tie-1", start + 80);
+  q.offer(7, 40);
+  q.offer("overdue-1", -60);
+  q.offerAt("tie-2", start + 80);
+  const before = q.toArray();
+  const snap = q.snapshot();
+  assert.equal(q.size, 6, "the queue is unchanged");
+  assert.deepEqual(q.toArray(), before);
+  assert.equal(snap.version, 1);
+  assert.equal(snap.size, 6);
+  assert.deepEqual(snap.items.map((i) => i.value), before);
+  for (let i = 1; i < snap.items.length; i++) assert.ok(snap.items[i - 1].deadline <= snap.items[i].deadline);
+  for (const { deadline } of snap.items) assert.ok(Number.isInteger(deadline));
+  // offerAt(start + 80) comes back as that wall-clock time: never earlier, and later only
+  // by clock resolution (Date.now() has 1 ms) and preemption between clock reads.
+  for (const i of [3, 4, 5]) {
+    const d = snap.items[i].deadline - (start + 80);
+    assert.ok(d >= 0 && d <= 20, `deadline off by ${d} ms`);
+  }
+
+  const text = JSON.stringify(snap);
+  q.close(); // the process "restarts"
+  const r = DelayQueue.restore(JSON.parse(text));
+  assert.equal(r.size, 6);
+  assert.deepEqual(r.toArray(), before);
+  const got = await takeAll(r, 6);
+  assert.deepEqual(got.map((g) => g.value), before);
+  const parsed = JSON.parse(text);
+  got.forEach((g, i) => {
+    assert.ok(g.at >= parsed.items[i].deadline, `item ${i} came ${parsed.items[i].deadline - g.at} ms before its deadline`);
+    assert.ok(g.at - Math.max(parsed.items[i].deadline, start) < LATE_MS + 100);
+  });
+  r.close();
+});
+
+test("restore: overdue items first, in deadline order, whatever the array order; FIFO ties kept", () => {
+  const now = Date.now();
+  const snap = {
+    version: 1,
+    size: 7,
+    items: [
+      { value: "future", deadline: now + 60_000 },
+      { value: "late-b1", deadline: now - 500 },
+      { value: "late-a", deadline: now - 1000 },
+      { value: "late-b2", deadline: now - 500 },
+      { value: "late-c", deadline: now - 1 },
+      { value: "late-b3", deadline: now - 500 },
+      { value: "sooner", deadline: now + 30_000 },
+    ],
+  };
+  const q = DelayQueue.restore(snap);
+  assert.deepEqual(q.drain(), ["late-a", "late-b1", "late-b2", "late-b3", "late-c"]);
+  assert.equal(q.poll(), undefined, "nothing else is due");
+  assert.deepEqual(q.toArray(), ["sooner", "future"]);
+  q.close();
+});
+
+test("restored items are never early and reach a waiting take() in order", async () => {
+  const q = new DelayQueue();
+  for (let i = 0; i < 20; i++) q.offer(i, 10 + (i % 5) * 10); // ties at 10, 20, …, 50 ms
+  const expected = q.toArray();
+  const snap = JSON.parse(JSON.stringify(q.snapshot()));
+  q.close();
+  const r = DelayQueue.restore(snap, { capacity: 20 });
+  assert.equal(r.remainingCapacity, 0);
+  const got = await takeAll(r, 20);
+  assert.deepEqual(got.map((g) => g.value), expected);
+  got.forEach((g, i) => assert.ok(g.at >= snap.items[i].deadline, `item ${i} early`));
+  r.close();
+});
+
+test("values JSON cannot carry are refused, naming the item's position; the queue is unchanged", () => {
+  class Point { constructor() { this.x = 1; } }
+  const cyclic = { a: {} };
+  cyclic.a.back = cyclic;
+  const bad = [
+    [() => 1, /items\[1\].*value is a function/],
+    [Symbol("s"), /items\[1\].*value is a symbol/],
+    [10n, /items\[1\].*value is a bigint/],
+    [{ n: NaN }, /items\[1\].*value\.n is NaN/],
+    [[1, Infinity], /items\[1\].*value\[1\] is Infinity/],
+    [{ when: new Date(0) }, /items\[1\].*value\.when is a Date/],
+    [new Map(), /items\[1\].*value is a Map/],
+    [{ deep: [{ p: new Point() }] }, /items\[1\].*value\.deep\[0\]\.p is a Point/],
+    [cyclic, /items\[1\].*value\.a\.back refers back to itself/],
+    [[1, undefined], /items\[1\].*value\[1\] is undefined/],
+    [[1, , 3], /items\[1\].*value\[1\] is a hole/], // eslint-disable-line no-sparse-arrays
+    [{ "odd key": 1n }, /items\[1\].*value\["odd key"\] is a bigint/],
+  ];
+  for (const [value, message] of bad) {
+    const q = new DelayQueue();
+    q.offer("first", 10);
+    q.offer(value, 20);
+    q.offer("third", 30);
+    const before = q.toArray();
+    assert.throws(() => q.snapshot(), (e) => e instanceof TypeError && message.test(e.message), String(message));
+    assert.equal(q.size, 3);
+    assert.deepEqual(q.toArray(), before);
+    assert.equal(q.poll(), undefined);
+    q.close();
+  }
+  // What JSON carries faithfully is accepted, including undefined properties (left out).
+  const q = new DelayQueue();
+  q.offer({ s: "x", n: -0.5, b: false, z: null, a: [[]], o: Object.create(null), u: undefined }, 1);
+  assert.deepEqual(q.snapshot().items[0].value.a, [[]]);
+  q.close();
+});
+
+test("malformed snapshots give a clear error and never a queue", () => {
+  const ok = (items) => ({ version: 1, size: items.length, items });
+  const item = { value: "v", deadline: Date.now() };
+  const cases = [
+    ["not an object", null, TypeError, /expected a tarry snapshot/],
+    ["a string", "{}", TypeError, /expected a tarry snapshot/],
+    ["no version", { size: 0, items: [] }, TypeError, /missing field `version`/],
+    ["wrong version", { version: 2, size: 0, items: [] }, TypeError, /unsupported snapshot version 2/],
+    ["version as text", { version: "1", size: 0, items: [] }, TypeError, /invalid type: string "1"/],
+    ["no size", { version: 1, items: [] }, TypeError, /missing field `size`/],
+    ["no items", { version: 1, size: 0 }, TypeError, /missing field `items`/],
+    ["items not an array", { version: 1, size: 1, items: { 0: item } }, TypeError, /expected an array/],
+    ["items a string", { version: 1, size: 1, items: "x" }, TypeError, /invalid type: string "x", expected an array/],
+    ["items a Set", { version: 1, size: 1, items: new Set([item]) }, TypeError, /expected an array/],
+    ["an error late in a long array", ok([...Array(999).fill(item), { value: 1, deadline: "x" }]), TypeError, /items\[999\]\.deadline/],
+    ["missing deadline", ok([item, { value: 1 }]), TypeError, /items\[1\]\.deadline must be a finite number of epoch milliseconds, got nothing/],
+    ["missing value", ok([item, item, { deadline: 5 }]), TypeError, /items\[2\]\.value is missing/],
+    ["null value", ok([{ value: null, deadline: 5 }]), TypeError, /items\[0\]\.value is null/],
+    ["deadline as text", ok([item, { value: 1, deadline: "1767225600000" }]), TypeError, /items\[1\]\.deadline must be a finite number of epoch milliseconds, got string "1767225600000"/],
+    ["NaN deadline", ok([{ value: 1, deadline: NaN }]), TypeError, /items\[0\]\.deadline must be a finite number.*NaN/],
+    ["infinite deadline", ok([{ value: 1, deadline: -Infinity }]), TypeError, /items\[0\]\.deadline must be a finite.*-Infinity/],
+    ["a Date deadline", ok([{ value: 1, deadline: new Date() }]), TypeError, /items\[0\]\.deadline must be .*, got a Date/],
+    ["an item that is null", ok([item, null]), TypeError, /items\[1\] must be an object \{ value, deadline \}, got null/],
+    ["truncated array", { version: 1, size: 5, items: [item, item, item] }, TypeError, /truncated: it says it holds 5 items and has 3/],
+    ["size not a count", { version: 1, size: -1, items: [] }, TypeError, /size|invalid/],
+    ["huge sparse array", { version: 1, size: 2 ** 32 - 1, items: new Array(2 ** 32 - 1) }, RangeError, /holds 4294967295 items, more than tarry restores at once/],
+    ["sparse array", { version: 1, size: 3, items: [item, , item] }, TypeError, /items\[1\] must be an object \{ value, deadline \}, got undefined/], // eslint-disable-line no-sparse-arrays
+  ];
+  for (const [name, snap, Kind, message] of cases) {
+    const t0 = performance.now();
+    let queue;
+    assert.throws(
+      () => (queue = DelayQueue.restore(snap)),
+      (e) => e instanceof Kind && e.message.startsWith("DelayQueue.restore(): ") && message.test(e.message),
+      name,
+    );
+    assert.equal(queue, undefined);
+    assert.ok(performance.now() - t0 < 1000, `${name}: refused in ${performance.now() - t0} ms`);
+  }
+  // More items than a bounded queue holds: refused before anything is built.
+  const three = ok([item, item, item]);
+  assert.throws(() => DelayQueue.restore(three, { capacity: 2 }), (e) => e instanceof RangeError && /holds 3 items, more than the queue's capacity \(2\)/.test(e.message));
+  assert.equal(DelayQueue.restore(three, { capacity: 3 }).size, 3);
+});
+
+test("a large snapshot: 200k items round-trip in order (timings reported)", (t) => {
+  const n = 200_000;
+  const q = new DelayQueue();
+  const base = 1_000_000;
+  for (let i = 0; i < n; i++) q.offer({ i }, base + ((i * 7919) % 1000)); // 1000 distinct deadlines, many ties
+  let t0 = performance.now();
+  const snap = q.snapshot();
+  const snapMs = performance.now() - t0;
+  const text = JSON.stringify(snap);
+  t0 = performance.now();
+  const r = DelayQueue.restore(JSON.parse(text));
+  const restoreMs = performance.now() - t0;
+  t.diagnostic(`snapshot ${n} items: ${snapMs.toFixed(0)} ms (${((snapMs * 1e6) / n).toFixed(0)} ns/item); JSON ${(text.length / 1e6).toFixed(1)} MB; parse + restore ${restoreMs.toFixed(0)} ms`);
+  assert.equal(r.size, n);
+  const a = q.toArray();
+  const b = r.toArray();
+  assert.equal(b.length, n);
+  for (let i = 0; i < n; i++) if (a[i].i !== b[i].i) assert.fail(`position ${i}: ${a[i].i} != ${b[i].i}`);
+  q.close();
+  r.close();
+});
+
+test("snapshot and restore after close throw ClosedError / work independently", () => {
+  const q = new DelayQueue();
+  q.offer(1, 1);
+  q.close();
+  assert.throws(() => q.snapshot(), { name: "ClosedError" });
+  const r = DelayQueue.restore({ version: 1, size: 0, items: [] }, { keepAlive: false });
+  assert.equal(r.size, 0);
+  assert.throws(() => DelayQueue.restore({ version: 1, size: 0, items: [] }, { capacity: 0 }), RangeError);
+  r.close();
+});

@@ -1,0 +1,192 @@
+// tarry in the real workerd runtime, through miniflare (which ships the workerd binary).
+// Run with a Node miniflare supports (>= 22; scripts/test.sh uses the node24 devDependency):
+//
+//   node_modules/node24/bin/node --test tests/workerd/
+//
+// The worker is README.md's Cloudflare Workers example, with `tarry` resolved the way a
+// bundler resolves it (package.json `exports`, condition "workerd") and the package's files
+// as modules (the wasm as a compiled WebAssembly module, as Workers require).
+import { test, before, after } from "node:test";
+import assert from "node:assert/strict";
+import { mkdtempSync, readFileSync, readdirSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join, relative } from "node:path";
+import { fileURLToPath } from "node:url";
+import { Miniflare } from "miniflare";
+
+const root = fileURLToPath(new URL("../..", import.meta.url));
+const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+/** Wide: alarms in local workerd, on a busy 2-core machine. */
+const LATE_MS = 3000;
+
+function readmeExample(lang, tag) {
+  const readme = readFileSync(join(root, "README.md"), "utf8");
+  const section = readme.slice(readme.indexOf("\n## Runtimes"));
+  const m = section.match(new RegExp("```" + lang + " " + tag + "\\n([\\s\\S]*?)```"));
+  assert.ok(m, `README.md has no \`\`\`${lang} ${tag} block under ## Runtimes`);
+  return m[1];
+}
+
+/** Every file under `dir` (relative to the repo root). */
+function files(dir) {
+  return readdirSync(join(root, dir), { recursive: true, withFileTypes: true })
+    .filter((e) => e.isFile())
+    .map((e) => relative(root, join(e.parentPath ?? e.path, e.name)));
+}
+
+function modules() {
+  const pkg = JSON.parse(readFileSync(join(root, "package.json"), "utf8"));
+  const entry = pkg.exports["."].workerd; // what wrangler's bundler picks for "tarry"
+  assert.equal(entry, "./js/workerd.js");
+  const example = readmeExample("js", "worker").replaceAll('from "tarry"', `from ${JSON.stringify(entry)}`);
+  const mods = [
+    { type: "ESModule", path: join(root, "test-worker.js"), contents: readFileSync(join(root, "tests/workerd/test-worker.js"), "utf8") },
+    { type: "ESModule", path: join(root, "example.js"), contents: example },
+  ];
+  for (const f of [...files("js"), ...files("dist")]) {
+    if (f.endsWith(".js")) mods.push({ type: "ESModule", path: join(root, f) });
+    else if (f.endsWith(".wasm")) mods.push({ type: "CompiledWasm", path: join(root, f) });
+  }
+  return mods;
+}
+
+let persist;
+function start() {
+  return new Miniflare({
+    modulesRoot: root,
+    modules: modules(),
+    compatibilityDate: "2025-09-01",
+    durableObjects: { REMINDERS: { className: "TestReminders", useSQLite: true } },
+    durableObjectsPersist: persist,
+  });
+}
+
+async function call(mf, path, body) {
+  const res = await mf.dispatchFetch(`http://tarry.test${path}`, body === undefined ? {} : { method: "POST", body: JSON.stringify(body) });
+  const text = await res.text();
+  assert.equal(res.status, 200, `${path}: ${res.status} ${text}`);
+  return JSON.parse(text);
+}
+
+/** Polls the object until `n` reminders were sent (or `limit` ms pass). */
+async function waitSent(mf, n, limit = 10_000) {
+  const t0 = Date.now();
+  for (;;) {
+    const state = await call(mf, "/state");
+    if (state.sent.length >= n) return state;
+    if (Date.now() - t0 > limit) assert.fail(`only ${state.sent.length} of ${n} sent after ${limit} ms: ${JSON.stringify(state)}`);
+    await sleep(50);
+  }
+}
+
+/** Order by deadline, FIFO among ties, never early (Date.now() in workerd), not too late. */
+function assertDelivered(sent, expectedTexts) {
+  assert.deepEqual(sent.map((s) => s.text), expectedTexts);
+  for (const s of sent) {
+    assert.ok(s.sentAt >= s.due, `${s.text} sent ${s.due - s.sentAt} ms before it was due`);
+  }
+  for (let i = 1; i < sent.length; i++) assert.ok(sent[i - 1].due <= sent[i].due);
+}
+
+before(() => {
+  persist = mkdtempSync(join(tmpdir(), "tarry-workerd-"));
+});
+after(() => rmSync(persist, { recursive: true, force: true }));
+
+test("a DelayQueue inside one request (the README's /now route)", async () => {
+  const mf = start();
+  try {
+    assert.deepEqual(await call(mf, "/now"), ["first", "second"]);
+  } finally {
+    await mf.dispose();
+  }
+});
+
+test("offered in one request, delivered by the alarm in deadline order, FIFO ties, never early", async () => {
+  const mf = start();
+  try {
+    const offered = await call(mf, "/", [
+      { text: "c", delayMs: 900 },
+      { text: "a", delayMs: 300 },
+      { text: "b1", delayMs: 600 },
+      { text: "b2", delayMs: 600 },
+      { text: "overdue", delayMs: -50 },
+    ]);
+    assert.equal(offered.pending, 5);
+    const state = await waitSent(mf, 5);
+    assertDelivered(state.sent, ["overdue", "a", "b1", "b2", "c"]);
+    for (const s of state.sent) assert.ok(s.sentAt - Math.max(s.due, 0) < LATE_MS, `${s.text} ${s.sentAt - s.due} ms late`);
+    assert.deepEqual(state.pending, []);
+    assert.equal(state.alarm, null, "no alarm once the queue is empty");
+  } finally {
+    await mf.dispose();
+  }
+});
+
+test("an eviction in between loses nothing: a fresh instance reads the items back, the alarm delivers them", async () => {
+  const mf = start();
+  try {
+    const before = await call(mf, "/state");
+    await call(mf, "/", [
+      { text: "e2", delayMs: 500 },
+      { text: "e1", delayMs: 250 },
+    ]);
+    const res = await mf.dispatchFetch("http://tarry.test/evict");
+    await res.text();
+    assert.notEqual(res.status, 200, "the evicting request fails, as the object was reset under it");
+    // Nothing asks for the object now: only its alarm can wake it, as a new instance.
+    await sleep(1500);
+    const firstRequest = Date.now();
+    const state = await waitSent(mf, before.sent.length + 2);
+    assert.ok(state.boots > before.boots, `constructed ${state.boots} times, was ${before.boots}`);
+    const sent = state.sent.slice(before.sent.length);
+    assertDelivered(sent, ["e1", "e2"]);
+    for (const s of sent) assert.ok(s.sentAt < firstRequest, `${s.text} was sent only after a request woke the object`);
+  } finally {
+    await mf.dispose();
+  }
+});
+
+test("a restart of workerd in between loses nothing; overdue items come out in order", async () => {
+  let mf = start();
+  let sentBefore;
+  try {
+    sentBefore = (await call(mf, "/state")).sent.length;
+    await call(mf, "/", [
+      { text: "r3", delayMs: 400 },
+      { text: "r1", delayMs: 200 },
+      { text: "r2a", delayMs: 300 },
+      { text: "r2b", delayMs: 300 },
+    ]);
+  } finally {
+    await mf.dispose(); // before any is due
+  }
+  await sleep(700); // all overdue while nothing runs
+  mf = start();
+  try {
+    // No request wakes the object: the alarm, kept in workerd's storage, does.
+    await mf.ready;
+    await sleep(2000);
+    const firstRequest = Date.now();
+    const state = await waitSent(mf, sentBefore + 4);
+    const sent = state.sent.slice(sentBefore);
+    assertDelivered(sent, ["r1", "r2a", "r2b", "r3"]);
+    for (const s of sent) assert.ok(s.sentAt < firstRequest, `${s.text} was sent only after a request woke the object`);
+  } finally {
+    await mf.dispose();
+  }
+});
+
+test("a DelayQueue snapshot survives in Durable Object storage across an eviction", async () => {
+  const mf = start();
+  try {
+    const saved = await call(mf, "/snapshot/save", [["late", 300], ["tie-1", 150], ["overdue", -20], ["tie-2", 150], ["soon", 50]]);
+    assert.deepEqual(saved.expected, ["overdue", "soon", "tie-1", "tie-2", "late"]);
+    await (await mf.dispatchFetch("http://tarry.test/evict")).text();
+    const { got, deadlines } = await call(mf, "/snapshot/restore");
+    assert.deepEqual(got.map((g) => g.value), saved.expected);
+    got.forEach((g, i) => assert.ok(g.at >= deadlines[i], `${g.value} taken ${deadlines[i] - g.at} ms early`));
+  } finally {
+    await mf.dispose();
+  }
+});
