@@ -64,6 +64,7 @@ struct Stats {
     timer_arms: u64,
     wakes: u64,
     early_wakes: u64,
+    /// Items handed to take() calls, and their lateness below.
     delivered: u64,
     lateness_p50: f64,
     lateness_p99: f64,
@@ -175,8 +176,8 @@ impl Core {
         slots
     }
 
-    /// For a wake-up: takes the expired head and records its lateness; the slot, or -1.
-    /// The caller settles once it has handed out what it can.
+    /// For a take(): takes the expired head and records how late it is handed out; the
+    /// slot, or -1. On a wake-up the caller settles once it has handed out what it can.
     #[wasm_bindgen(js_name = takeDue)]
     pub fn take_due(&mut self) -> i32 {
         match self.items.poll_expired() {
