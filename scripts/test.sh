@@ -5,6 +5,15 @@ cd "$(dirname "$0")/.."
 
 step() { printf '\n== %s\n' "$*"; }
 
+# `npm test` puts node_modules/.bin first on PATH, and the node24 devDependency links a Node
+# 24 `node` there: keep `node` the Node that runs npm (the machine's), call Node 24 by path.
+if [ -n "${npm_node_execpath:-}" ]; then
+  mkdir -p target/host-node
+  ln -sfn "$npm_node_execpath" target/host-node/node
+  export PATH="$PWD/target/host-node:$PATH"
+fi
+node24=node_modules/node24/bin/node
+
 bash scripts/build.sh --if-stale
 bash scripts/setup-browser.sh
 # wasm-bindgen-test-runner runs tests/browser.rs in Chromium through chromedriver
@@ -22,3 +31,12 @@ node --test --test-reporter=spec tests/js/
 
 step "browser tests in headless Chromium: the demo, hidden tabs, a worker (playwright-core, node:test)"
 node --test --test-reporter=spec tests/browser/
+
+step "JS tests again under Node 24 ($($node24 --version), from the node24 devDependency)"
+$node24 --test --test-reporter=spec tests/js/*.test.mjs
+
+step "Deno tests ($(node_modules/.bin/deno --version | head -1), from the deno devDependency)"
+node_modules/.bin/deno test --allow-read --allow-write --allow-run tests/deno/
+
+step "Cloudflare Workers tests in workerd (miniflare; it needs Node >= 22, so under Node 24)"
+$node24 --test --test-reporter=spec tests/workerd/*.test.mjs

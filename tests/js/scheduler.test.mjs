@@ -42,22 +42,36 @@ async function settled(s, limit = 5000) {
 test("runs each callback once, with its arguments, in deadline order, never early", async () => {
   const s = new Scheduler();
   const ran = [];
-  const delays = [];
-  // 0..60 ms in steps of 4, shuffled, with repeats. Distinct delays are 4 ms apart, far
-  // more than the loop below takes, so deadline order is the stable sort by delay.
-  for (let i = 0; i < 60; i++) delays.push(((i * 7) % 16) * 4);
-  const t0 = now();
-  for (let i = 0; i < delays.length; i++) {
-    const earliest = now() + delays[i];
-    s.schedule((a, b) => ran.push({ i: a, earliest: b, at: now() }), delays[i], i, earliest);
+  const calls = [];
+  for (let i = 0; i < 60; i++) {
+    const delay = ((i * 7) % 16) * 4; // 0..60 ms, shuffled, with repeats
+    const before = now();
+    s.schedule((a, b) => ran.push({ i: a, earliest: b, at: now() }), delay, i, before + delay);
+    calls.push({ delay, before, after: now() });
   }
-  assert.ok(now() - t0 < 4, "scheduling took less than the gap between deadlines");
   assert.equal(s.size, 60);
   await settled(s);
   const order = ran.map((r) => r.i);
   assert.equal(new Set(order).size, 60, "each ran exactly once");
-  const byDeadline = [...delays.keys()].sort((a, b) => delays[a] - delays[b] || a - b);
-  assert.deepEqual(order, byDeadline);
+  // Call i's deadline lies in [before + delay, after + delay]. Wherever those intervals
+  // settle the order of two calls (or the later call has the same or a longer delay:
+  // a later or equal deadline, FIFO), it must be the order they ran in.
+  const pos = new Map(order.map((i, k) => [i, k]));
+  let checked = 0;
+  for (let i = 0; i < 60; i++) {
+    for (let j = i + 1; j < 60; j++) {
+      const a = calls[i];
+      const b = calls[j];
+      if (a.delay <= b.delay || a.after + a.delay < b.before + b.delay) {
+        assert.ok(pos.get(i) < pos.get(j), `${i} (delay ${a.delay}) should run before ${j} (delay ${b.delay})`);
+        checked++;
+      } else if (b.after + b.delay < a.before + a.delay) {
+        assert.ok(pos.get(j) < pos.get(i), `${j} (delay ${b.delay}) should run before ${i} (delay ${a.delay})`);
+        checked++;
+      }
+    }
+  }
+  assert.ok(checked > 1000, `only ${checked} of 1770 pairs had a settled order`);
   for (const r of ran) {
     assert.ok(r.at >= r.earliest, `callback ${r.i} ran ${(r.earliest - r.at).toFixed(3)} ms early`);
     assert.ok(r.at - r.earliest < LATE_MS, `callback ${r.i} ran ${(r.at - r.earliest).toFixed(1)} ms late`);
@@ -65,11 +79,10 @@ test("runs each callback once, with its arguments, in deadline order, never earl
   s.close();
 });
 
-test("equal deadlines run first in, first out", async () => {
+test("equal delays run first in, first out", async () => {
   const s = new Scheduler();
   const ran = [];
-  const deadline = Date.now() + 20;
-  for (let i = 0; i < 50; i++) s.scheduleAt((i) => ran.push(i), deadline, i);
+  for (let i = 0; i < 50; i++) s.schedule((i) => ran.push(i), 20, i);
   await settled(s);
   assert.deepEqual(ran, [...Array(50).keys()]);
   s.close();
