@@ -246,8 +246,15 @@ export class DelayQueue {
     if (!this.#core) return Promise.reject(closedError());
     if (signal?.aborted) return Promise.reject(signal.reason);
     if (this.#takers.size === 0) {
-      const value = this.poll();
-      if (value !== undefined) return Promise.resolve(value);
+      // Nobody is ahead of this take: an expired head is its at once (and counts in
+      // stats' lateness, like one the timer hands out). No timer is armed with no takers.
+      const slot = this.#core.takeDue();
+      if (slot >= 0) {
+        const value = this.#values[slot];
+        this.#values[slot] = undefined;
+        if (this.#putters.size !== 0) this.#admitPutters();
+        return Promise.resolve(value);
+      }
     }
     return new Promise((resolve, reject) => {
       const taker = { resolve, reject, signal, onAbort: null, timeout: -1 };

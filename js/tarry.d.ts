@@ -36,9 +36,9 @@ export interface DelayQueueStats {
   wakes: number;
   /** Times it fired before anything was due (early host timers, chained long waits) and was re-armed. */
   earlyWakes: number;
-  /** Items handed to waiting takes by the timer. */
+  /** Items handed to take() calls (whether a timer woke them or the item was already due). */
   delivered: number;
-  /** Lateness of those items (ms after their deadline): median, 99th percentile, max. */
+  /** How long after its deadline each of those items was handed out, in ms: median, 99th percentile, max. */
   latenessP50: number;
   latenessP99: number;
   latenessMax: number;
