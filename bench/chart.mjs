@@ -1,0 +1,102 @@
+// A hand-written SVG of the benchmark: one panel per workload (ops/s, and bytes per
+// pending item), bars per implementation grouped by N, on log scales (the implementations
+// differ by orders of magnitude).
+
+const COLORS = {
+  tarry: "#d1495b",
+  "js-heap": "#00798c",
+  tinyqueue: "#edae49",
+  setTimeout: "#66a182",
+  java: "#2e4057",
+};
+
+const esc = (s) => String(s).replace(/&/g, "&amp;").replace(/</g, "&lt;");
+
+export function short(x) {
+  if (x == null || !Number.isFinite(x)) return "–";
+  if (x >= 1e9) return `${(x / 1e9).toPrecision(3)}G`;
+  if (x >= 1e6) return `${(x / 1e6).toPrecision(3)}M`;
+  if (x >= 1e3) return `${(x / 1e3).toPrecision(3)}k`;
+  return x.toPrecision(3);
+}
+
+/** 10^e as 1, 10, 100, 1k, …, 1G. */
+const tick = (e) => ["1", "10", "100"][e % 3] + (["", "k", "M", "G", "T"][Math.floor(e / 3)] ?? `e${e - (e % 3)}`);
+
+export const pow10 = (n) => {
+  const k = Math.log10(n);
+  return Number.isInteger(k) ? `10^${k}` : String(n);
+};
+
+/**
+ * panels: [{ title, unit, better: "higher"|"lower", groups: [{ label, bars: [{ impl, value }] }] }]
+ * labels: impl id -> display name.
+ */
+export function chart(panels, labels, subtitle) {
+  const W = 980;
+  const cols = 2;
+  const pw = 470;
+  const ph = 250;
+  const top = 70;
+  const rows = Math.ceil((panels.length + 1) / cols);
+  const H = top + rows * (ph + 20) + 10;
+  const out = [];
+  out.push(`<svg xmlns="http://www.w3.org/2000/svg" width="${W}" height="${H}" viewBox="0 0 ${W} ${H}" font-family="Helvetica, Arial, sans-serif">`);
+  out.push(`<rect width="${W}" height="${H}" fill="#fff"/>`);
+  out.push(`<text x="20" y="28" font-size="18" font-weight="bold">tarry vs the peers</text>`);
+  out.push(`<text x="20" y="48" font-size="12" fill="#555">${esc(subtitle)}</text>`);
+  // Legend: in the next free panel cell, or in a row of its own.
+  const cell = panels.length;
+  const lx = 20 + (cell % cols) * (pw + 10) + 20;
+  const ly = top + Math.floor(cell / cols) * (ph + 20) + 30;
+  Object.entries(labels).forEach(([id, name], i) => {
+    out.push(`<rect x="${lx}" y="${ly + i * 24}" width="14" height="14" fill="${COLORS[id] ?? "#999"}"/>`);
+    out.push(`<text x="${lx + 22}" y="${ly + i * 24 + 12}" font-size="13">${esc(name)}</text>`);
+  });
+  panels.forEach((panel, k) => {
+    const x0 = 20 + (k % cols) * (pw + 10);
+    const y0 = top + Math.floor(k / cols) * (ph + 20);
+    out.push(panelSvg(panel, x0, y0, pw, ph));
+  });
+  out.push("</svg>");
+  return out.join("\n");
+}
+
+function panelSvg(panel, x0, y0, w, h) {
+  const values = panel.groups.flatMap((g) => g.bars.map((b) => b.value)).filter((v) => v > 0 && Number.isFinite(v));
+  if (values.length === 0) return "";
+  const lo = Math.floor(Math.log10(Math.min(...values)));
+  const hi = Math.ceil(Math.log10(Math.max(...values)) + 0.15);
+  const left = 50;
+  const plotTop = 30;
+  const plotH = h - plotTop - 30;
+  const plotW = w - left - 10;
+  const y = (v) => y0 + plotTop + plotH - ((Math.log10(v) - lo) / (hi - lo || 1)) * plotH;
+  const s = [];
+  s.push(`<g>`);
+  s.push(`<rect x="${x0}" y="${y0}" width="${w}" height="${h}" fill="#fafafa" stroke="#ddd"/>`);
+  s.push(`<text x="${x0 + 10}" y="${y0 + 18}" font-size="13" font-weight="bold">${esc(panel.title)}</text>`);
+  s.push(`<text x="${x0 + w - 10}" y="${y0 + 18}" font-size="11" fill="#555" text-anchor="end">${esc(panel.unit)}, log scale, ${panel.better} is better</text>`);
+  for (let e = lo; e <= hi; e++) {
+    const yy = y(10 ** e);
+    s.push(`<line x1="${x0 + left}" x2="${x0 + w - 10}" y1="${yy}" y2="${yy}" stroke="#e4e4e4"/>`);
+    s.push(`<text x="${x0 + left - 4}" y="${yy + 4}" font-size="10" text-anchor="end" fill="#555">${tick(e)}</text>`);
+  }
+  const gw = plotW / panel.groups.length;
+  panel.groups.forEach((g, gi) => {
+    const gx = x0 + left + gi * gw;
+    const bw = Math.min(34, (gw - 16) / g.bars.length);
+    const start = gx + (gw - bw * g.bars.length) / 2;
+    g.bars.forEach((b, bi) => {
+      if (!(b.value > 0 && Number.isFinite(b.value))) return;
+      const bx = start + bi * bw;
+      const by = y(b.value);
+      const base = y(10 ** lo);
+      s.push(`<rect x="${bx.toFixed(1)}" y="${by.toFixed(1)}" width="${(bw - 2).toFixed(1)}" height="${(base - by).toFixed(1)}" fill="${COLORS[b.impl] ?? "#999"}"><title>${esc(b.impl)}: ${short(b.value)}</title></rect>`);
+      s.push(`<text x="${(bx + bw / 2 - 1).toFixed(1)}" y="${(by - 3).toFixed(1)}" font-size="8.5" text-anchor="middle" fill="#333">${short(b.value)}</text>`);
+    });
+    s.push(`<text x="${gx + gw / 2}" y="${y0 + h - 10}" font-size="11" text-anchor="middle">${esc(g.label)}</text>`);
+  });
+  s.push(`</g>`);
+  return s.join("\n");
+}

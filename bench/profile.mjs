@@ -1,0 +1,152 @@
+// Where tarry's time per operation goes, layer by layer: the JS face (js/queue.js) over
+// the wasm binding's Core (dist/tarry.js) over the core, against the plain-JS heap peer.
+// A diagnostic for whoever optimises the core, not part of the table:
+//
+//   node bench/profile.mjs [N ...]      (default 10^5 and 10^6)
+//
+// Rows, in ns per operation (best of 5 runs, each on a fresh queue of N items due in
+// [1 h, 2 h]):
+//   performance.now()            the host clock alone
+//   Core#size                    one exported call that does nothing (the boundary floor)
+//   Core#offerAt(deadline)       insert without a clock read inside wasm
+//   Core#offer(delay)            insert with the clock read inside wasm (imported call)
+//   DelayQueue#offer             the JS face: argument checks, Core#offer, values[slot] = v
+//   Core#cancel / DelayQueue#cancel, Core#poll / DelayQueue#poll: likewise
+//   plain-JS heap offer/cancel/poll: bench/peers/indexed-heap.mjs behind its wrapper
+
+import { DelayQueue } from "tarry";
+import { Core } from "../dist/tarry.js";
+import { HeapDelayQueue } from "./peers/indexed-heap.mjs";
+
+const HOUR = 3_600_000;
+const sizes = process.argv.slice(2).map(Number).filter((n) => n > 0);
+if (sizes.length === 0) sizes.push(1e5, 1e6);
+
+function rng(seed) {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+function best(runs, f) {
+  let min = Infinity;
+  for (let r = 0; r < runs; r++) min = Math.min(min, f());
+  return min;
+}
+
+function profile(n) {
+  const r = rng(1);
+  const delays = new Float64Array(n).map(() => HOUR + r() * HOUR);
+  const past = new Float64Array(n).map(() => -HOUR - r() * HOUR);
+  const victims = new Int32Array(n >> 1).map(() => Math.floor(r() * n));
+  // Distinct victims are not needed for cost: a repeated one finds nothing after a first cancel,
+  // which is rare at n/2 draws from n; the rate is per call either way.
+  const rows = [];
+  const time = (name, f) => rows.push([name, best(5, f)]);
+
+  time("performance.now()", () => {
+    let x = 0;
+    const t0 = performance.now();
+    for (let i = 0; i < n; i++) x += performance.now();
+    return (performance.now() - t0 - (x === 0 ? 1 : 0)) / n;
+  });
+  time("Core#size (an empty boundary crossing)", () => {
+    const c = new Core(-1, true);
+    let x = 0;
+    const t0 = performance.now();
+    for (let i = 0; i < n; i++) x += c.size;
+    const ns = (performance.now() - t0 - (x === 1 ? 1 : 0)) / n;
+    c.free();
+    return ns;
+  });
+  const coreRun = (useDeadline, then) => {
+    const c = new Core(-1, true);
+    const hs = new Float64Array(n);
+    const base = performance.now();
+    const t0 = performance.now();
+    if (useDeadline) for (let i = 0; i < n; i++) hs[i] = c.offerAt(base + delays[i]);
+    else for (let i = 0; i < n; i++) hs[i] = c.offer(delays[i]);
+    const t1 = performance.now();
+    const out = then ? then(c, hs) : (t1 - t0) / n;
+    c.free();
+    return out;
+  };
+  time("Core#offerAt(deadline): no clock read", () => coreRun(true));
+  time("Core#offer(delay): clock read in wasm", () => coreRun(false));
+  time("DelayQueue#offer (JS face)", () => {
+    const q = new DelayQueue();
+    const t0 = performance.now();
+    for (let i = 0; i < n; i++) q.offer(i, delays[i]);
+    const ns = (performance.now() - t0) / n;
+    q.close();
+    return ns;
+  });
+  time("plain-JS heap offer", () => {
+    const q = new HeapDelayQueue();
+    const t0 = performance.now();
+    for (let i = 0; i < n; i++) q.offer(i, delays[i]);
+    return (performance.now() - t0) / n;
+  });
+  time("Core#cancel", () =>
+    coreRun(true, (c, hs) => {
+      const t0 = performance.now();
+      for (let k = 0; k < victims.length; k++) c.cancel(hs[victims[k]]);
+      return (performance.now() - t0) / victims.length;
+    }),
+  );
+  time("DelayQueue#cancel (JS face)", () => {
+    const q = new DelayQueue();
+    const hs = new Float64Array(n);
+    for (let i = 0; i < n; i++) hs[i] = q.offer(i, delays[i]);
+    const t0 = performance.now();
+    for (let k = 0; k < victims.length; k++) q.cancel(hs[victims[k]]);
+    const ns = (performance.now() - t0) / victims.length;
+    q.close();
+    return ns;
+  });
+  time("plain-JS heap cancel", () => {
+    const q = new HeapDelayQueue();
+    const hs = new Float64Array(n);
+    for (let i = 0; i < n; i++) hs[i] = q.offer(i, delays[i]);
+    const t0 = performance.now();
+    for (let k = 0; k < victims.length; k++) q.cancel(hs[victims[k]]);
+    return (performance.now() - t0) / victims.length;
+  });
+  time("Core#poll (all due)", () => {
+    const c = new Core(-1, true);
+    for (let i = 0; i < n; i++) c.offer(past[i]);
+    const t0 = performance.now();
+    while (c.poll() >= 0);
+    const ns = (performance.now() - t0) / n;
+    c.free();
+    return ns;
+  });
+  time("DelayQueue#poll (JS face)", () => {
+    const q = new DelayQueue();
+    for (let i = 0; i < n; i++) q.offer(i, past[i]);
+    const t0 = performance.now();
+    while (q.poll() !== undefined);
+    const ns = (performance.now() - t0) / n;
+    q.close();
+    return ns;
+  });
+  time("plain-JS heap poll", () => {
+    const q = new HeapDelayQueue();
+    for (let i = 0; i < n; i++) q.offer(i, past[i]);
+    const t0 = performance.now();
+    while (q.poll() !== undefined);
+    return (performance.now() - t0) / n;
+  });
+  return rows;
+}
+
+for (const n of sizes) {
+  console.log(`\nN = ${n.toLocaleString("en")}: ns per operation (best of 5)\n`);
+  console.log("| layer | ns/op |\n| --- | ---: |");
+  for (const [name, ns] of profile(n)) console.log(`| ${name} | ${(ns * 1e6).toFixed(1)} |`);
+}
