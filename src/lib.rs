@@ -26,8 +26,6 @@ mod tests;
 
 #[cfg(target_arch = "wasm32")]
 mod binding;
-#[cfg(target_arch = "wasm32")]
-mod snapshot;
 
 #[cfg(not(target_arch = "wasm32"))]
 pub use clock::SystemClock;
