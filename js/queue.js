@@ -4,6 +4,10 @@
 
 import { Core } from "../dist/tarry.js";
 import { readSnapshot, writeSnapshot } from "./snapshot.js";
+import { checkBoolean, checkHandle, checkMs, checkSignal, closedError as closed, describe, epochOf, options } from "./checks.js";
+import { monotonicDeadline } from "./clock.js";
+
+const closedError = () => closed("DelayQueue");
 
 const dispose = Symbol.dispose ?? Symbol.for("Symbol.dispose");
 const monotonicNow = () => performance.now();
@@ -12,44 +16,9 @@ const monotonicNow = () => performance.now();
 const live = new Set();
 const forgotten = new FinalizationRegistry((ref) => live.delete(ref));
 
-function closedError() {
-  const e = new Error("the DelayQueue is closed");
-  e.name = "ClosedError";
-  return e;
-}
-
-function describe(x) {
-  if (x === null || x === undefined) return String(x);
-  if (typeof x === "string") return JSON.stringify(x.length > 20 ? x.slice(0, 20) + "…" : x);
-  if (typeof x === "object" || typeof x === "function") return typeof x;
-  return `${typeof x} ${String(x)}`;
-}
-
 function checkValue(value) {
   if (value === undefined || value === null) {
     throw new TypeError(`value must not be ${value}: null and undefined are what poll() returns for "nothing"`);
-  }
-}
-
-function checkMs(x, name) {
-  if (typeof x !== "number") throw new TypeError(`${name} must be a number of milliseconds, got ${describe(x)}`);
-  if (x !== x || x === Infinity || x === -Infinity) throw new RangeError(`${name} must be a finite number of milliseconds, got ${x}`);
-}
-
-function checkHandle(handle) {
-  if (typeof handle !== "number") throw new TypeError(`handle must be a number returned by offer(), got ${describe(handle)}`);
-}
-
-function options(o, name) {
-  if (o === undefined) return {};
-  if (o === null || typeof o !== "object") throw new TypeError(`${name} must be an object, got ${describe(o)}`);
-  return o;
-}
-
-function checkSignal(signal) {
-  if (signal === undefined) return;
-  if (signal === null || typeof signal !== "object" || typeof signal.addEventListener !== "function" || typeof signal.aborted !== "boolean") {
-    throw new TypeError(`signal must be an AbortSignal, got ${describe(signal)}`);
   }
 }
 
@@ -80,7 +49,7 @@ export class DelayQueue {
     if (capacity !== Infinity && (!Number.isInteger(capacity) || capacity < 1 || capacity > 2 ** 31 - 1)) {
       throw new RangeError(`capacity must be a positive integer or Infinity, got ${capacity}`);
     }
-    if (typeof keepAlive !== "boolean") throw new TypeError(`keepAlive must be a boolean, got ${describe(keepAlive)}`);
+    checkBoolean(keepAlive, "keepAlive");
     this.#capacity = capacity;
     this.#core = new Core(capacity === Infinity ? -1 : capacity, keepAlive);
     this.#ref = new WeakRef(this);
@@ -118,11 +87,7 @@ export class DelayQueue {
     checkMs(delayMs, "delayMs");
     // Read the clock here rather than from wasm: a JS call to performance.now() is the
     // cheaper of the two, and the clock is most of an offer's cost.
-    const h = this.#open().offerAt(monotonicNow() + delayMs);
-    if (h < 0) return null;
-    this.#values[h >>> 0] = value;
-    if (delayMs <= 0 && this.#takers.size !== 0) this.#deliver();
-    return h;
+    return this.#insert(value, monotonicNow() + delayMs, delayMs <= 0);
   }
 
   /**
@@ -176,13 +141,21 @@ export class DelayQueue {
   /**
    * Adds `value` due at the wall-clock time `deadline` (epoch ms or a Date). The deadline
    * is converted once, now, to the monotonic clock: a later wall-clock jump changes nothing.
+   * Equal wall-clock deadlines keep FIFO order.
    */
   offerAt(value, deadline) {
     checkValue(value);
-    const epoch = deadline instanceof Date ? deadline.getTime() : deadline;
-    if (typeof epoch !== "number") throw new TypeError(`deadline must be a number of epoch milliseconds or a Date, got ${describe(deadline)}`);
-    if (!Number.isFinite(epoch)) throw new RangeError(`deadline must be a finite time, got ${deadline instanceof Date ? "an invalid Date" : epoch}`);
-    return this.offer(value, epoch - Date.now());
+    const at = monotonicDeadline(epochOf(deadline));
+    return this.#insert(value, at, this.#takers.size !== 0 && at <= monotonicNow());
+  }
+
+  /** Inserts a checked value; `due` says it has already expired (and may serve a take now). */
+  #insert(value, deadline, due) {
+    const h = this.#open().offerAt(deadline);
+    if (h < 0) return null;
+    this.#values[h >>> 0] = value;
+    if (due && this.#takers.size !== 0) this.#deliver();
+    return h;
   }
 
   /**
@@ -290,7 +263,7 @@ export class DelayQueue {
 
   /** Removes the item a handle names and returns its value; undefined for a stale or unknown handle. O(log n). */
   cancel(handle) {
-    checkHandle(handle);
+    checkHandle(handle, "offer");
     const slot = this.#open().cancel(handle);
     if (slot < 0) return undefined;
     const value = this.#values[slot];
@@ -301,7 +274,7 @@ export class DelayQueue {
 
   /** Moves an item's deadline to `delayMs` from now; false for a stale or unknown handle. O(log n). */
   reschedule(handle, delayMs) {
-    checkHandle(handle);
+    checkHandle(handle, "offer");
     checkMs(delayMs, "delayMs");
     const moved = this.#open().rescheduleAt(handle, monotonicNow() + delayMs);
     if (moved && delayMs <= 0 && this.#takers.size !== 0) this.#deliver();
@@ -310,7 +283,7 @@ export class DelayQueue {
 
   /** Milliseconds until the item is due (negative when overdue); undefined for a stale or unknown handle. */
   delayOf(handle) {
-    checkHandle(handle);
+    checkHandle(handle, "offer");
     const d = this.#open().delayOf(handle);
     return d === d ? d : undefined;
   }

@@ -12,32 +12,15 @@
 // plus the callback record, against ~150–490 bytes for a pending setTimeout in Node.
 
 import { Core } from "../dist/tarry.js";
+import { checkBoolean, checkHandle, checkMs, closedError as closed, describe, epochOf, options } from "./checks.js";
+import { monotonicDeadline } from "./clock.js";
 
 const dispose = Symbol.dispose ?? Symbol.for("Symbol.dispose");
 
-function closedError() {
-  const e = new Error("the Scheduler is closed");
-  e.name = "ClosedError";
-  return e;
-}
-
-function describe(x) {
-  if (x === null) return "null";
-  if (typeof x === "object" || typeof x === "function") return typeof x;
-  return `${typeof x} ${String(x)}`;
-}
+const closedError = () => closed("Scheduler");
 
 function checkFn(fn) {
   if (typeof fn !== "function") throw new TypeError(`callback must be a function, got ${describe(fn)}`);
-}
-
-function checkMs(x, name) {
-  if (typeof x !== "number") throw new TypeError(`${name} must be a number of milliseconds, got ${describe(x)}`);
-  if (!Number.isFinite(x)) throw new RangeError(`${name} must be a finite number of milliseconds, got ${x}`);
-}
-
-function checkHandle(handle) {
-  if (typeof handle !== "number") throw new TypeError(`handle must be a number returned by schedule(), got ${describe(handle)}`);
 }
 
 function report(error) {
@@ -74,9 +57,8 @@ export class Scheduler {
    * keepAlive false: pending callbacks do not hold a Node or Deno process open.
    */
   constructor(opts) {
-    if (opts !== undefined && (opts === null || typeof opts !== "object")) throw new TypeError(`options must be an object, got ${describe(opts)}`);
-    const { keepAlive = true, onerror = null } = opts ?? {};
-    if (typeof keepAlive !== "boolean") throw new TypeError(`keepAlive must be a boolean, got ${describe(keepAlive)}`);
+    const { keepAlive = true, onerror = null } = options(opts, "options");
+    checkBoolean(keepAlive, "keepAlive");
     if (onerror !== null && typeof onerror !== "function") throw new TypeError(`onerror must be a function, got ${describe(onerror)}`);
     this.onerror = onerror;
     this.#core = new Core(-1, keepAlive);
@@ -111,16 +93,14 @@ export class Scheduler {
    */
   scheduleAt(fn, deadline, ...args) {
     checkFn(fn);
-    const epoch = deadline instanceof Date ? deadline.getTime() : deadline;
-    if (typeof epoch !== "number") throw new TypeError(`deadline must be a number of epoch milliseconds or a Date, got ${describe(deadline)}`);
-    if (!Number.isFinite(epoch)) throw new RangeError(`deadline must be a finite time, got ${deadline instanceof Date ? "an invalid Date" : epoch}`);
+    const at = monotonicDeadline(epochOf(deadline));
     const core = this.#open();
-    return this.#add(core, core.offerAt(performance.now() + (epoch - Date.now())), fn, args);
+    return this.#add(core, core.offerAt(at), fn, args);
   }
 
   /** Forgets a pending callback; false when the handle names none (it ran, or was cancelled). */
   cancel(handle) {
-    checkHandle(handle);
+    checkHandle(handle, "schedule");
     const core = this.#open();
     const slot = core.cancel(handle);
     if (slot < 0) return false;
@@ -131,14 +111,14 @@ export class Scheduler {
 
   /** Moves a pending callback to `delayMs` from now; false when the handle names none. */
   reschedule(handle, delayMs) {
-    checkHandle(handle);
+    checkHandle(handle, "schedule");
     checkMs(delayMs, "delayMs");
     return this.#open().rescheduleAt(handle, performance.now() + delayMs);
   }
 
   /** Milliseconds until a pending callback runs (negative when overdue); undefined when none. */
   delayOf(handle) {
-    checkHandle(handle);
+    checkHandle(handle, "schedule");
     const d = this.#open().delayOf(handle);
     return d === d ? d : undefined;
   }

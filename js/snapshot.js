@@ -18,28 +18,9 @@
 // ({ version, size, items }) in Rust added 48.6 KB to the wasm (64.6 → 113.2 KB; gzipped
 // 25.9 → 47.4 KB): serde's deserializer and Rust's number formatting, for three fields.
 
-export const SNAPSHOT_VERSION = 1;
+import { clockOffset } from "./clock.js";
 
-/**
- * Epoch ms minus performance.now(), as bounds: `low` is at most the true offset and `high`
- * at least it. Date.now() is read between two performance.now() readings, taking the
- * tightest of a few tries (a preempted try can be off by a whole time slice).
- */
-function clockOffset() {
-  let low = -Infinity;
-  let high = Infinity;
-  for (let i = 0; i < 4 && high - low > 1.05; i++) {
-    const before = performance.now();
-    const wall = Date.now();
-    const after = performance.now();
-    // The true wall time at `before` is below wall + 1, at `after` at least wall.
-    if (wall + 1 - before - (wall - after) < high - low) {
-      low = wall - after;
-      high = wall + 1 - before;
-    }
-  }
-  return { low, high };
-}
+export const SNAPSHOT_VERSION = 1;
 
 /**
  * The snapshot of items given by their slots and monotonic deadlines in deadline order.

@@ -27,7 +27,7 @@ step "wasm-bindgen-test under Node (src/) and in headless Chromium (tests/browse
 cargo test --target wasm32-unknown-unknown --lib --tests
 
 step "JS tests against the built package (node:test)"
-node --test --test-reporter=spec tests/js/
+node --test --test-reporter=spec tests/js/*.test.mjs
 
 step "browser tests in headless Chromium: the demo, hidden tabs, a worker (playwright-core, node:test)"
 node --test --test-reporter=spec tests/browser/

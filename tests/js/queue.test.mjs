@@ -86,9 +86,11 @@ test("items come out in deadline order, FIFO among ties, never early", async () 
 test("many concurrent takers are served in call order with items in expiry order", async () => {
   const q = new DelayQueue();
   const takes = Array.from({ length: 50 }, () => q.take());
+  // One clock reading for the batch, so the deadlines are exactly now + delay: delays
+  // 1 ms apart and ties, whatever the machine's speed.
   const delays = Array.from({ length: 50 }, (_, i) => (i * 37) % 30);
-  const offered = offerAll(q, delays.map((d, i) => [i, d]));
-  const expected = [...offered].sort((a, b) => a.delay - b.delay || a.value - b.value).map((o) => o.value);
+  q.offerMany(delays.map((_, i) => i), delays);
+  const expected = delays.map((d, i) => [d, i]).sort((a, b) => a[0] - b[0] || a[1] - b[1]).map(([, i]) => i);
   const results = await Promise.all(takes);
   assert.deepEqual(results, expected);
   const { timerArms, earlyWakes } = q.stats;
@@ -407,8 +409,20 @@ test("time is monotonic: a wall-clock jump fires nothing early", async () => {
   }
 });
 
-test("offerAt takes a wall-clock deadline as a Date or epoch ms", async () => {
+test("offerAt takes a wall-clock deadline as a Date or epoch ms; equal ones stay FIFO", async () => {
   const q = new DelayQueue();
+  // Equal wall-clock deadlines offered across Date.now() ticks keep their order.
+  const at = Date.now() + 5;
+  const ties = Array.from({ length: 200 }, (_, i) => i);
+  for (const i of ties) {
+    q.offerAt(`tie${i}`, at);
+    if (i % 20 === 0) await sleep(1);
+  }
+  const got = [];
+  for (const i of ties) got.push(await q.take());
+  assert.deepEqual(got, ties.map((i) => `tie${i}`));
+  assert.ok(Date.now() >= at, "never before the wall-clock deadline");
+
   q.offerAt("date", new Date(Date.now() + 40));
   q.offerAt("epoch", Date.now() + 20);
   q.offerAt("past", Date.now() - 1000);
