@@ -14,8 +14,9 @@ if [ -n "${npm_node_execpath:-}" ]; then
 fi
 node24=node_modules/node24/bin/node
 
+bash scripts/setup.sh            # the wasm32 target, wasm-bindgen-cli, npm ci (when missing or stale)
 bash scripts/build.sh --if-stale
-bash scripts/setup-browser.sh
+bash scripts/setup-browser.sh    # Debian's chromium and chromium-driver (when missing)
 # wasm-bindgen-test-runner runs tests/browser.rs in Chromium through chromedriver
 # (Chromium's arguments: webdriver.json).
 export CHROMEDRIVER="${CHROMEDRIVER:-/usr/bin/chromedriver}"
