@@ -13,6 +13,7 @@
 //   DelayQueue#offer             the JS face: argument checks, Core#offer, values[slot] = v
 //   Core#cancel / DelayQueue#cancel, Core#poll / DelayQueue#poll: likewise
 //   plain-JS heap offer/cancel/poll: bench/peers/indexed-heap.mjs behind its wrapper
+//   churn step at N pending (cancel one, offer one) for Core, DelayQueue and the JS heap
 
 import { DelayQueue } from "tarry";
 import { Core } from "../dist/tarry.js";
@@ -142,6 +143,58 @@ function profile(n) {
     while (q.poll() !== undefined);
     return (performance.now() - t0) / n;
   });
+  // Churn at n pending: offer one, cancel a random one (ns per step).
+  const steps = 200_000;
+  const fresh = new Float64Array(steps).map(() => HOUR + r() * HOUR);
+  const picks = new Int32Array(steps).map(() => Math.floor(r() * n));
+  const churn = (fill, step, done) => () => {
+    const hs = new Float64Array(n);
+    const q = fill(hs);
+    const t0 = performance.now();
+    for (let k = 0; k < steps; k++) {
+      const v = picks[k];
+      hs[v] = step(q, k, hs[v]);
+    }
+    const ns = (performance.now() - t0) / steps;
+    done(q);
+    return ns;
+  };
+  time(
+    "Core churn step: offer + cancel",
+    churn(
+      (hs) => {
+        const c = new Core(-1, true);
+        for (let i = 0; i < n; i++) hs[i] = c.offer(delays[i]);
+        return c;
+      },
+      (c, k, h) => (c.cancel(h), c.offer(fresh[k])),
+      (c) => c.free(),
+    ),
+  );
+  time(
+    "DelayQueue churn step (JS face)",
+    churn(
+      (hs) => {
+        const q = new DelayQueue();
+        for (let i = 0; i < n; i++) hs[i] = q.offer(i, delays[i]);
+        return q;
+      },
+      (q, k, h) => (q.cancel(h), q.offer(k, fresh[k])),
+      (q) => q.close(),
+    ),
+  );
+  time(
+    "plain-JS heap churn step",
+    churn(
+      (hs) => {
+        const q = new HeapDelayQueue();
+        for (let i = 0; i < n; i++) hs[i] = q.offer(i, delays[i]);
+        return q;
+      },
+      (q, k, h) => (q.cancel(h), q.offer(k, fresh[k])),
+      () => {},
+    ),
+  );
   return rows;
 }
 

@@ -15,7 +15,7 @@
 // bench/chart.svg.
 
 import { execFileSync } from "node:child_process";
-import { readFileSync, writeFileSync, existsSync } from "node:fs";
+import { readFileSync, writeFileSync, existsSync, statSync } from "node:fs";
 import { gzipSync } from "node:zlib";
 import { fileURLToPath } from "node:url";
 import os from "node:os";
@@ -66,14 +66,21 @@ function child(task, impl, ...rest) {
 // --- JS implementations --------------------------------------------------------------
 
 const started = performance.now();
+const wasmPath = here("../dist/tarry_bg.wasm");
+const builtAtStart = existsSync(wasmPath) ? statSync(wasmPath).mtimeMs : null;
 const js = Object.fromEntries(
   JS_IMPLS.map((id) => [id, { offer: {}, offerMany: {}, cancel: {}, drain: {}, drainBatch: {}, mem: {}, churn: [], expiry: [], ordered: true }]),
 );
 
-for (const n of sizes) {
-  for (const id of JS_IMPLS) {
-    log(`memory N=${pow10(n)} ${id}`);
-    js[id].mem[n] = child("mem", id, n).bytesPerItem;
+// Memory: a fresh process per measurement; the median of 3, because at 10^4 the heap's
+// own noise (code, feedback, a GC's timing) is a few hundred kilobytes.
+const memRounds = smoke ? 1 : Math.min(rounds, 3);
+for (let r = 0; r < memRounds; r++) {
+  for (const n of sizes) {
+    for (const id of rotate(JS_IMPLS, r)) {
+      log(`round ${r + 1}/${memRounds} memory N=${pow10(n)} ${id}`);
+      (js[id].mem[n] ??= []).push(child("mem", id, n).bytesPerItem);
+    }
   }
 }
 for (let r = 0; r < rounds; r++) {
@@ -131,7 +138,7 @@ for (const id of JS_IMPLS) {
   for (const k of ["offer", "offerMany", "cancel", "drain", "drainBatch"]) {
     s[k] = Object.fromEntries(sizes.map((n) => [n, median(js[id][k][n])]));
   }
-  s.mem = js[id].mem;
+  s.mem = Object.fromEntries(sizes.map((n) => [n, median(js[id].mem[n])]));
   s.churn = median(js[id].churn);
   const ex = js[id].expiry;
   s.expiry = {
@@ -248,11 +255,20 @@ const targetLines = targets.map((t) => `- ${t.ok ? "met" : "**not met**"}: ${t.w
 
 // --- output ----------------------------------------------------------------------------
 
-const wasmPath = here("../dist/tarry_bg.wasm");
 const wasm = existsSync(wasmPath) ? readFileSync(wasmPath) : null;
 const wasmBytes = wasm ? wasm.length : null;
 const wasmGzip = wasm ? gzipSync(wasm, { level: 9 }).length : null;
 const cpu = os.cpus()[0]?.model ?? "unknown CPU";
+const git = (...a) => {
+  try {
+    return execFileSync("git", a, { encoding: "utf8", stdio: ["ignore", "pipe", "ignore"] }).trim();
+  } catch {
+    return null;
+  }
+};
+// What was measured: the commit, and whether src/ or js/ differed from it (a shared tree).
+const commit = git("rev-parse", "--short", "HEAD");
+const dirty = git("status", "--porcelain", "--", "src", "js", "Cargo.toml");
 const meta = {
   date: new Date().toISOString(),
   mode,
@@ -263,22 +279,28 @@ const meta = {
   rounds,
   expiryRounds,
   churnRounds,
+  memRounds,
   sizes,
   churn,
   expiry,
+  commit,
+  uncommittedCoreChanges: dirty ? dirty.split("\n").length : 0,
+  wasmBuilt: wasm ? statSync(wasmPath).mtime.toISOString() : null,
+  rebuiltDuringRun: wasm ? statSync(wasmPath).mtimeMs !== builtAtStart : false,
   wasmBytes,
   wasmGzip,
   seconds: Math.round((performance.now() - started) / 1000),
 };
 const notes = [
-  `Node ${meta.node}${java ? `, Java ${java.java}` : ""}, ${meta.cores} × ${cpu}; ${mode} run, medians of ${rounds} interleaved rounds (churn ${churnRounds}, timed expiry ${expiryRounds}), each implementation in fresh processes.`,
+  `Node ${meta.node}${java ? `, Java ${java.java}` : ""}, ${meta.cores} × ${cpu}; ${mode} run, medians of ${rounds} interleaved rounds (churn ${churnRounds}, memory ${memRounds}, timed expiry ${expiryRounds}), each implementation in fresh processes.`,
   "(×k) = how many times tarry is better than that column: faster, or fewer bytes; below 1, tarry is worse.",
   "Offers are due in [1 h, 2 h]; cancel removes N/2 random handles; drain takes N items already due, order checked.",
   "setTimeout/item has no poll(): its drain row is the event loop firing N already-due timers.",
+  "Early = handed out before performance.now() reached the item's deadline. Node starts a timer's countdown at the event loop's cached time, so setTimeout/item fires timers set late in one synchronous burst early; the one-timer designs re-check the clock.",
   java
     ? `Java: remove(Object) is O(n), so its cancel times ${Object.entries(java.cancelCount).map(([n, c]) => `${c} removals at ${pow10(Number(n))}`).join(", ")}, and churn ${java.churnSteps} steps; its memory counts the Delayed object every element must be.`
     : null,
-  `wasm: dist/tarry_bg.wasm ${wasmBytes?.toLocaleString("en")} bytes, ${wasmGzip?.toLocaleString("en")} gzipped.`,
+  `tarry at commit ${commit}${meta.uncommittedCoreChanges ? ` with uncommitted changes in src/ or js/` : ""}${meta.rebuiltDuringRun ? " (**dist/ was rebuilt during the run**)" : ""}; wasm: dist/tarry_bg.wasm ${wasmBytes?.toLocaleString("en")} bytes, ${wasmGzip?.toLocaleString("en")} gzipped.`,
 ].filter(Boolean);
 
 const report = `${table}\n\n${expiryTable}\n\n${notes.map((n) => `- ${n}`).join("\n")}\n${smoke ? "" : `\nTargets of issue 4:\n\n${targetLines}\n`}`;
