@@ -105,12 +105,11 @@ export class DelayQueue {
       ds = new Float64Array(n).fill(delays);
     } else if (Array.isArray(delays) || delays instanceof Float64Array) {
       if (delays.length !== n) throw new RangeError(`delays must have one delay per value: ${delays.length} delays for ${n} values`);
-      ds = delays instanceof Float64Array ? delays : new Float64Array(n);
       for (let i = 0; i < n; i++) {
         const d = delays[i];
-        if (typeof d !== "number" || d !== d || d === Infinity || d === -Infinity) checkMs(d, `delays[${i}]`);
-        ds[i] = d;
+        if (typeof d !== "number" || d - d !== 0) checkMs(d, `delays[${i}]`);
       }
+      ds = delays instanceof Float64Array ? delays : Float64Array.from(delays);
     } else {
       throw new TypeError(`delays must be a number, an array of numbers or a Float64Array, got ${describe(delays)}`);
     }
