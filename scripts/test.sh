@@ -41,3 +41,6 @@ node_modules/.bin/deno test --allow-read --allow-write --allow-run tests/deno/
 
 step "Cloudflare Workers tests in workerd (miniflare; it needs Node >= 22, so under Node 24)"
 $node24 --test --test-reporter=spec tests/workerd/*.test.mjs
+
+step "benchmark smoke run (tiny N: every implementation runs, order verified, no early delivery)"
+node bench/run.mjs --smoke
