@@ -27,6 +27,9 @@ cargo test --quiet
 step "wasm-bindgen-test under Node (src/) and in headless Chromium (tests/browser.rs)"
 cargo test --target wasm32-unknown-unknown --lib --tests
 
+step "benchmark smoke run (tiny N: every implementation runs, order verified, no early delivery)"
+node bench/run.mjs --smoke
+
 step "JS tests against the built package (node:test)"
 node --test --test-reporter=spec tests/js/*.test.mjs
 
@@ -41,6 +44,3 @@ node_modules/.bin/deno test --allow-read --allow-write --allow-run tests/deno/
 
 step "Cloudflare Workers tests in workerd (miniflare; it needs Node >= 22, so under Node 24)"
 $node24 --test --test-reporter=spec tests/workerd/*.test.mjs
-
-step "benchmark smoke run (tiny N: every implementation runs, order verified, no early delivery)"
-node bench/run.mjs --smoke
