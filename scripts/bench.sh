@@ -4,4 +4,6 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/build.sh --if-stale
-exec node bench/run.mjs "$@"
+# Under npm, node_modules/.bin (with the node24 devDependency's `node`) comes first on PATH:
+# run on the Node that runs npm, the machine's.
+exec "${npm_node_execpath:-node}" bench/run.mjs "$@"
