@@ -8,21 +8,10 @@
 // implementation.
 
 import { IMPLS } from "./impls.mjs";
+import { rng } from "./rng.mjs";
 
 const HOUR = 3_600_000;
 const now = () => performance.now();
-
-/** mulberry32: reproducible uniform numbers in [0, 1). */
-function rng(seed) {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 function uniform(n, lo, hi, seed) {
   const r = rng(seed);

@@ -18,21 +18,11 @@
 import { DelayQueue } from "tarry";
 import { Core } from "../dist/tarry.js";
 import { HeapDelayQueue } from "./peers/indexed-heap.mjs";
+import { rng } from "./rng.mjs";
 
 const HOUR = 3_600_000;
 const sizes = process.argv.slice(2).map(Number).filter((n) => n > 0);
 if (sizes.length === 0) sizes.push(1e5, 1e6);
-
-function rng(seed) {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 function best(runs, f) {
   let min = Infinity;

@@ -108,7 +108,7 @@ impl<V> Heap<V> {
 
     /// Live entries in heap order (not sorted).
     pub fn entries(&self) -> impl Iterator<Item = &Entry> {
-        self.entries.iter().skip(PAD)
+        (PAD..self.entries.len()).map(move |i| &self.entries[i])
     }
 
     /// Packs a live slot's handle.
