@@ -423,7 +423,8 @@ export class DelayQueue {
     }
     for (let slot = core.pollTimeout(); slot >= 0; slot = core.pollTimeout()) {
       const taker = this.#timed[slot];
-      taker.timeout = -1;
+      this.#timed[slot] = undefined;
+      taker.timeout = -1; // already out of the core
       this.#forget(taker);
       taker.resolve(undefined);
     }
