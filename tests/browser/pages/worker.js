@@ -26,6 +26,7 @@ postMessage({
   hasDocument: typeof document !== "undefined",
   timedOut: timedOut === undefined,
   offeredAt,
+  items,
   got,
   stats: queue.stats,
 });
