@@ -34,3 +34,20 @@ test("README: the Node example runs as written and prints what the README says",
     rmSync(dir, { recursive: true, force: true });
   }
 });
+
+test("README: the first example runs as written", () => {
+  const readme = readFileSync(join(root, "README.md"), "utf8");
+  const code = readme.match(/```js\n([\s\S]*?)```/)[1];
+  const dir = mkdtempSync(join(tmpdir(), "tarry-readme-"));
+  try {
+    mkdirSync(join(dir, "node_modules"));
+    symlinkSync(root, join(dir, "node_modules", "tarry"), "dir");
+    writeFileSync(join(dir, "package.json"), JSON.stringify({ type: "module", dependencies: { tarry: "*" } }));
+    writeFileSync(join(dir, "main.js"), code);
+    const r = spawnSync(process.execPath, ["main.js"], { cwd: dir, encoding: "utf8", timeout: 20_000 });
+    assert.equal(r.status, 0, r.stderr);
+    assert.equal(r.stdout, "{ orderId: 43 }\n");
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
