@@ -8,6 +8,13 @@ export function describe(x) {
   return `${typeof x} ${String(x)}`;
 }
 
+/** A queue's value: anything but null and undefined, which poll() returns for "nothing". */
+export function checkValue(value) {
+  if (value === undefined || value === null) {
+    throw new TypeError(`value must not be ${value}: null and undefined are what poll() returns for "nothing"`);
+  }
+}
+
 /** A finite number of milliseconds. */
 export function checkMs(x, name) {
   if (typeof x !== "number") throw new TypeError(`${name} must be a number of milliseconds, got ${describe(x)}`);

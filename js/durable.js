@@ -17,28 +17,7 @@
 // which this adapter uses with no host timer at all.
 
 import { Core } from "../dist/tarry.js";
-
-function describe(x) {
-  if (x === null) return "null";
-  if (typeof x === "object" || typeof x === "function") return typeof x;
-  return `${typeof x} ${String(x)}`;
-}
-
-function checkMs(x, name) {
-  if (typeof x !== "number") throw new TypeError(`${name} must be a number of milliseconds, got ${describe(x)}`);
-  if (!Number.isFinite(x)) throw new RangeError(`${name} must be a finite number of milliseconds, got ${x}`);
-}
-
-function epochOf(deadline) {
-  const epoch = deadline instanceof Date ? deadline.getTime() : deadline;
-  if (typeof epoch !== "number") throw new TypeError(`deadline must be a number of epoch milliseconds or a Date, got ${describe(deadline)}`);
-  if (!Number.isFinite(epoch)) throw new RangeError(`deadline must be a finite time, got ${deadline instanceof Date ? "an invalid Date" : epoch}`);
-  return epoch;
-}
-
-function checkValue(value) {
-  if (value === undefined || value === null) throw new TypeError(`value must not be ${value}`);
-}
+import { checkMs, checkValue, describe, epochOf } from "./checks.js";
 
 /**
  * A delay queue kept in a Durable Object's storage and woken by its alarm.

@@ -4,7 +4,7 @@
 
 import { Core } from "../dist/tarry.js";
 import { readSnapshot, writeSnapshot } from "./snapshot.js";
-import { checkBoolean, checkHandle, checkMs, checkSignal, closedError as closed, describe, epochOf, options } from "./checks.js";
+import { checkBoolean, checkHandle, checkMs, checkSignal, checkValue, closedError as closed, describe, epochOf, options } from "./checks.js";
 import { monotonicDeadline } from "./clock.js";
 
 const closedError = () => closed("DelayQueue");
@@ -15,12 +15,6 @@ const monotonicNow = () => performance.now();
 /** Every live queue, so that a page becoming visible again can flush overdue items. */
 const live = new Set();
 const forgotten = new FinalizationRegistry((ref) => live.delete(ref));
-
-function checkValue(value) {
-  if (value === undefined || value === null) {
-    throw new TypeError(`value must not be ${value}: null and undefined are what poll() returns for "nothing"`);
-  }
-}
 
 /**
  * A delay queue: items come out in deadline order once their delay has expired.
