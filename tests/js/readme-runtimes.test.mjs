@@ -19,35 +19,30 @@ function readmeExample(lang, tag) {
   return m[1];
 }
 
-test("README: the Node example runs as written and prints what the README says", () => {
-  const dir = mkdtempSync(join(tmpdir(), "tarry-readme-"));
-  try {
-    mkdirSync(join(dir, "node_modules"));
-    symlinkSync(root, join(dir, "node_modules", "tarry"), "dir");
-    writeFileSync(join(dir, "package.json"), JSON.stringify({ type: "module", dependencies: { tarry: "*" } }));
-    writeFileSync(join(dir, "main.js"), readmeExample("js", "node"));
-    const r = spawnSync(process.execPath, ["main.js"], { cwd: dir, encoding: "utf8", timeout: 20_000 });
-    assert.equal(r.status, 0, r.stderr);
-    assert.equal(r.stdout, readmeExample("text", "node-output"));
-    assert.match(r.stderr, /job failed: Error: a failing job stops nothing/);
-  } finally {
-    rmSync(dir, { recursive: true, force: true });
-  }
-});
-
-test("README: the first example runs as written", () => {
-  const readme = readFileSync(join(root, "README.md"), "utf8");
-  const code = readme.match(/```js\n([\s\S]*?)```/)[1];
+/** Runs `code` as main.js of a fresh project whose node_modules/tarry is this package. */
+function runInProject(code) {
   const dir = mkdtempSync(join(tmpdir(), "tarry-readme-"));
   try {
     mkdirSync(join(dir, "node_modules"));
     symlinkSync(root, join(dir, "node_modules", "tarry"), "dir");
     writeFileSync(join(dir, "package.json"), JSON.stringify({ type: "module", dependencies: { tarry: "*" } }));
     writeFileSync(join(dir, "main.js"), code);
-    const r = spawnSync(process.execPath, ["main.js"], { cwd: dir, encoding: "utf8", timeout: 20_000 });
-    assert.equal(r.status, 0, r.stderr);
-    assert.equal(r.stdout, "{ orderId: 43 }\n");
+    return spawnSync(process.execPath, ["main.js"], { cwd: dir, encoding: "utf8", timeout: 20_000 });
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
+}
+
+test("README: the Node example runs as written and prints what the README says", () => {
+  const r = runInProject(readmeExample("js", "node"));
+  assert.equal(r.status, 0, r.stderr);
+  assert.equal(r.stdout, readmeExample("text", "node-output"));
+  assert.match(r.stderr, /job failed: Error: a failing job stops nothing/);
+});
+
+test("README: the first example runs as written", () => {
+  const readme = readFileSync(join(root, "README.md"), "utf8");
+  const r = runInProject(readme.match(/```js\n([\s\S]*?)```/)[1]);
+  assert.equal(r.status, 0, r.stderr);
+  assert.equal(r.stdout, "{ orderId: 43 }\n");
 });
