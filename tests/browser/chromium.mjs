@@ -2,6 +2,8 @@
 // installs it) driven by playwright-core, with a fresh profile, and the repository served by
 // scripts/serve.mjs so that pages load /www/, /js/ and /dist/ as a site would.
 
+import { after, before } from "node:test";
+import assert from "node:assert/strict";
 import { mkdirSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -57,6 +59,22 @@ export async function launch({ viewport = { width: 1280, height: 900 } } = {}) {
       rmSync(profile, { recursive: true, force: true });
     },
   };
+}
+
+/**
+ * One browser for a test file: launched before its tests and closed after them, when the
+ * file fails if any page threw. `open(path)` as for `launch`.
+ */
+export function sharedBrowser(options) {
+  let browser;
+  before(async () => {
+    browser = await launch(options);
+  });
+  after(async () => {
+    await browser?.close();
+    assert.deepEqual(browser?.errors ?? [], [], "no page threw");
+  });
+  return { open: (path) => browser.open(path) };
 }
 
 /** The directory for screenshots and the like (gitignored), created on demand. */

@@ -2,20 +2,13 @@
 // extend them, watch the unpaid ones cancel themselves; then 10,000 at once.
 // Timing: order and "never early" are asserted exactly, lateness with wide margins.
 
-import { after, before, test } from "node:test";
+import { test } from "node:test";
 import assert from "node:assert/strict";
 import { copyFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
-import { artifact, launch } from "./chromium.mjs";
+import { artifact, sharedBrowser } from "./chromium.mjs";
 
-let browser;
-before(async () => {
-  browser = await launch();
-});
-after(async () => {
-  await browser?.close();
-  assert.deepEqual(browser?.errors ?? [], [], "no page threw");
-});
+const browser = sharedBrowser();
 
 async function openDemo() {
   const page = await browser.open("/www/");

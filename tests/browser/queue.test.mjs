@@ -3,18 +3,11 @@
 // Web Worker, and a main thread blocked while items expire.
 // Timing: order and "never early" are asserted exactly, lateness with wide margins.
 
-import { after, before, test } from "node:test";
+import { test } from "node:test";
 import assert from "node:assert/strict";
-import { launch } from "./chromium.mjs";
+import { sharedBrowser } from "./chromium.mjs";
 
-let browser;
-before(async () => {
-  browser = await launch();
-});
-after(async () => {
-  await browser?.close();
-  assert.deepEqual(browser?.errors ?? [], [], "no page threw");
-});
+const browser = sharedBrowser();
 
 /** Deadline order: by delay, then (equal delays) by offer order, as the items were made. */
 /**

@@ -2,6 +2,7 @@
 // node_modules/tarry is this package, with the node that runs this test (20 or 24).
 import { test } from "node:test";
 import assert from "node:assert/strict";
+import { readmeExample } from "../readme.mjs";
 import { spawnSync } from "node:child_process";
 import { mkdtempSync, mkdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -9,15 +10,6 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 
 const root = fileURLToPath(new URL("../..", import.meta.url));
-
-/** The code block of README.md's `## Runtimes` whose info string is `lang tag`. */
-function readmeExample(lang, tag) {
-  const readme = readFileSync(join(root, "README.md"), "utf8");
-  const section = readme.slice(readme.indexOf("\n## Runtimes"));
-  const m = section.match(new RegExp("```" + lang + " " + tag + "\\n([\\s\\S]*?)```"));
-  assert.ok(m, `README.md has no \`\`\`${lang} ${tag} block under ## Runtimes`);
-  return m[1];
-}
 
 /** Runs `code` as main.js of a fresh project whose node_modules/tarry is this package. */
 function runInProject(code) {

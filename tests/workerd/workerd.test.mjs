@@ -8,6 +8,7 @@
 // as modules (the wasm as a compiled WebAssembly module, as Workers require).
 import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
+import { readmeExample } from "../readme.mjs";
 import { mkdtempSync, readFileSync, readdirSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, relative } from "node:path";
@@ -18,14 +19,6 @@ const root = fileURLToPath(new URL("../..", import.meta.url));
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 /** Wide: alarms in local workerd, on a busy 2-core machine. */
 const LATE_MS = 3000;
-
-function readmeExample(lang, tag) {
-  const readme = readFileSync(join(root, "README.md"), "utf8");
-  const section = readme.slice(readme.indexOf("\n## Runtimes"));
-  const m = section.match(new RegExp("```" + lang + " " + tag + "\\n([\\s\\S]*?)```"));
-  assert.ok(m, `README.md has no \`\`\`${lang} ${tag} block under ## Runtimes`);
-  return m[1];
-}
 
 /** Every file under `dir` (relative to the repo root). */
 function files(dir) {
