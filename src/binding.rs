@@ -117,15 +117,11 @@ impl Core {
         }
     }
 
-    /// Offers an item due in `delay` ms; its handle, or -1 when full or `delay` is not finite.
+    /// Offers an item due in `delay` ms, reading the clock in wasm (the JS face reads it
+    /// itself and calls `offerAt`, which is cheaper); its handle, or -1 when full or `delay`
+    /// is not finite.
     pub fn offer(&mut self, delay: f64) -> f64 {
-        match self.items.offer((), delay) {
-            Ok(h) => {
-                self.settle();
-                h.into_raw() as f64
-            }
-            Err(_) => -1.0,
-        }
+        self.offer_at(HostClock.now() + delay)
     }
 
     /// Offers an item due at `deadline` on `performance.now()`'s clock.
