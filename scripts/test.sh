@@ -5,6 +5,18 @@ cd "$(dirname "$0")/.."
 
 step() { printf '\n== %s\n' "$*"; }
 
+# A hung test must fail the run, not use up CI's time: every step has a limit (seconds; far
+# above what it takes on a 2-core machine) and node:test gives each test at most two minutes.
+limit() {
+  local secs=$1; shift
+  timeout --kill-after=15 "$secs" "$@" || {
+    local rc=$?
+    [ "$rc" -ne 124 ] && [ "$rc" -ne 137 ] || echo "!! timed out after ${secs}s: $*" >&2
+    return "$rc"
+  }
+}
+node_test=(--test --test-reporter=spec --test-timeout=120000)
+
 # `npm test` puts node_modules/.bin first on PATH, and the node24 devDependency links a Node
 # 24 `node` there: keep `node` the Node that runs npm (the machine's), call Node 24 by path.
 if [ -n "${npm_node_execpath:-}" ]; then
@@ -14,33 +26,33 @@ if [ -n "${npm_node_execpath:-}" ]; then
 fi
 node24=node_modules/node24/bin/node
 
-bash scripts/setup.sh            # the wasm32 target, wasm-bindgen-cli, npm ci (when missing or stale)
-bash scripts/build.sh --if-stale
-bash scripts/setup-browser.sh    # Debian's chromium and chromium-driver (when missing)
+limit 2400 bash scripts/setup.sh            # the wasm32 target, wasm-bindgen-cli, npm ci (when missing or stale)
+limit 1200 bash scripts/build.sh --if-stale
+limit 1200 bash scripts/setup-browser.sh    # Debian's chromium and chromium-driver (when missing)
 # wasm-bindgen-test-runner runs tests/browser.rs in Chromium through chromedriver
 # (Chromium's arguments: webdriver.json).
 export CHROMEDRIVER="${CHROMEDRIVER:-/usr/bin/chromedriver}"
 
 step "native Rust tests (core, property test, doctests)"
-cargo test --quiet
+limit 1500 cargo test --quiet
 
 step "wasm-bindgen-test under Node (src/) and in headless Chromium (tests/browser.rs)"
-cargo test --target wasm32-unknown-unknown --lib --tests
+limit 1200 cargo test --target wasm32-unknown-unknown --lib --tests
 
 step "benchmark smoke run (tiny N: every implementation runs, order verified, no early delivery)"
-node bench/run.mjs --smoke
+limit 300 node bench/run.mjs --smoke
 
 step "JS tests against the built package (node:test)"
-node --test --test-reporter=spec tests/js/*.test.mjs
+limit 600 node "${node_test[@]}" tests/js/*.test.mjs
 
 step "browser tests in headless Chromium: the demo, hidden tabs, a worker (playwright-core, node:test)"
-node --test --test-reporter=spec tests/browser/
+limit 600 node "${node_test[@]}" tests/browser/
 
 step "JS tests again under Node 24 ($($node24 --version), from the node24 devDependency)"
-$node24 --test --test-reporter=spec tests/js/*.test.mjs
+limit 600 $node24 "${node_test[@]}" tests/js/*.test.mjs
 
 step "Deno tests ($(node_modules/.bin/deno --version | head -1), from the deno devDependency)"
-node_modules/.bin/deno test --allow-read --allow-write --allow-run tests/deno/
+limit 300 node_modules/.bin/deno test --allow-read --allow-write --allow-run tests/deno/
 
 step "Cloudflare Workers tests in workerd (miniflare; it needs Node >= 22, so under Node 24)"
-$node24 --test --test-reporter=spec tests/workerd/*.test.mjs
+limit 600 $node24 "${node_test[@]}" tests/workerd/*.test.mjs

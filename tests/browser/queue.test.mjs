@@ -91,17 +91,27 @@ test("a DelayQueue runs inside a Web Worker", async () => {
     () =>
       new Promise((resolve, reject) => {
         const worker = new Worker("/tests/browser/pages/worker.js", { type: "module" });
+        // The worker reports within about a second; if it never does, say so rather than hang.
+        const silent = setTimeout(() => {
+          worker.terminate();
+          reject(new Error("the worker sent nothing in 30 s"));
+        }, 30_000);
         worker.onmessage = (e) => {
+          clearTimeout(silent);
           worker.terminate();
           resolve(e.data);
         };
-        worker.onerror = (e) => reject(new Error(`worker: ${e.message}`));
+        worker.onerror = (e) => {
+          clearTimeout(silent);
+          reject(new Error(`worker: ${e.message}`));
+        };
       }),
   );
   assert.equal(r.scope, "DedicatedWorkerGlobalScope");
   assert.equal(r.hasDocument, false);
   assert.equal(r.timedOut, true, "take({timeout: 0}) with nothing due resolves undefined");
   assert.equal(r.items.length, 60);
+  assert.equal(r.got.length, 60, "every item came out (each take waited at most 5 s)");
   assert.deepEqual(r.got.map((x) => x.i), expectedOrder(r.items), "deadline order; the cancelled item never comes");
   const late = r.got.map((x) => x.late);
   assert.ok(Math.min(...late) >= 0, `an item came ${-Math.min(...late)} ms early`);

@@ -14,12 +14,20 @@ for (const item of items) {
 const cancelled = { i: -1, delay: 50 };
 cancelled.handle = queue.offer(cancelled, 50);
 queue.cancel(cancelled.handle);
-const timedOut = await queue.take({ timeout: 0 }); // nothing due yet: undefined, at once
+// take({timeout: 0}) with nothing due resolves undefined at once. Asked of a queue whose only
+// item is due in a minute: on a slow machine the 5 ms items above may already be due.
+const later = new DelayQueue();
+later.offer({ i: -2 }, 60_000);
+const timedOut = await later.take({ timeout: 0 });
+later.close();
 
+// Each take waits at most 5 s: a lost item ends the run with fewer items (and the test
+// fails saying so) instead of hanging.
 const got = [];
-for await (const item of queue) {
+while (got.length < n) {
+  const item = await queue.take({ timeout: 5000 });
+  if (item === undefined) break;
   got.push({ i: item.i, delay: item.delay, late: performance.now() - item.deadline });
-  if (got.length === n) break;
 }
 postMessage({
   scope: globalThis.constructor.name,
