@@ -6,7 +6,9 @@ cd "$(dirname "$0")/.."
 step() { printf '\n== %s\n' "$*"; }
 
 # A hung test must fail the run, not use up CI's time: every step has a limit (seconds; far
-# above what it takes on a 2-core machine) and node:test gives each test at most two minutes.
+# above what it takes on a 2-core machine), and node:test cancels a test after two minutes
+# (Node 20 times each test file as a whole; Node 24 each test, but a timer the cancelled test
+# left behind can still hold its process open, so the step's limit is what ends that).
 limit() {
   local secs=$1; shift
   timeout --kill-after=15 "$secs" "$@" || {
