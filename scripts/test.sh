@@ -10,12 +10,11 @@ step() { printf '\n== %s\n' "$*"; }
 # (Node 20 times each test file as a whole; Node 24 each test, but a timer the cancelled test
 # left behind can still hold its process open, so the step's limit is what ends that).
 limit() {
-  local secs=$1; shift
-  timeout --kill-after=15 "$secs" "$@" || {
-    local rc=$?
-    [ "$rc" -ne 124 ] && [ "$rc" -ne 137 ] || echo "!! timed out after ${secs}s: $*" >&2
-    return "$rc"
-  }
+  local secs=$1 rc=0; shift
+  timeout --kill-after=15 "$secs" "$@" || rc=$?
+  # 124: timeout stopped it; 137: it had to be killed after the grace period.
+  if [ "$rc" -eq 124 ] || [ "$rc" -eq 137 ]; then echo "!! timed out after ${secs}s: $*" >&2; fi
+  return "$rc"
 }
 node_test=(--test --test-reporter=spec --test-timeout=120000)
 
