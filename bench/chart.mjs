@@ -41,7 +41,9 @@ export function chart(panels, labels, subtitle) {
   const rows = Math.ceil((panels.length + 1) / cols);
   const H = top + rows * (ph + 20) + 10;
   const out = [];
-  out.push(`<svg xmlns="http://www.w3.org/2000/svg" width="${W}" height="${H}" viewBox="0 0 ${W} ${H}" font-family="Helvetica, Arial, sans-serif">`);
+  out.push(
+    `<svg xmlns="http://www.w3.org/2000/svg" width="${W}" height="${H}" viewBox="0 0 ${W} ${H}" font-family="Helvetica, Arial, sans-serif">`,
+  );
   out.push(`<rect width="${W}" height="${H}" fill="#fff"/>`);
   out.push(`<text x="20" y="28" font-size="18" font-weight="bold">tarry vs the peers</text>`);
   out.push(`<text x="20" y="48" font-size="12" fill="#555">${esc(subtitle)}</text>`);
@@ -76,7 +78,9 @@ function panelSvg(panel, x0, y0, w, h) {
   s.push(`<g>`);
   s.push(`<rect x="${x0}" y="${y0}" width="${w}" height="${h}" fill="#fafafa" stroke="#ddd"/>`);
   s.push(`<text x="${x0 + 10}" y="${y0 + 18}" font-size="13" font-weight="bold">${esc(panel.title)}</text>`);
-  s.push(`<text x="${x0 + w - 10}" y="${y0 + 18}" font-size="11" fill="#555" text-anchor="end">${esc(panel.unit)}, log scale, ${panel.better} is better</text>`);
+  s.push(
+    `<text x="${x0 + w - 10}" y="${y0 + 18}" font-size="11" fill="#555" text-anchor="end">${esc(panel.unit)}, log scale, ${panel.better} is better</text>`,
+  );
   for (let e = lo; e <= hi; e++) {
     const yy = y(10 ** e);
     s.push(`<line x1="${x0 + left}" x2="${x0 + w - 10}" y1="${yy}" y2="${yy}" stroke="#e4e4e4"/>`);
@@ -92,8 +96,12 @@ function panelSvg(panel, x0, y0, w, h) {
       const bx = start + bi * bw;
       const by = y(b.value);
       const base = y(10 ** lo);
-      s.push(`<rect x="${bx.toFixed(1)}" y="${by.toFixed(1)}" width="${(bw - 2).toFixed(1)}" height="${(base - by).toFixed(1)}" fill="${COLORS[b.impl] ?? "#999"}"><title>${esc(b.impl)}: ${short(b.value)}</title></rect>`);
-      s.push(`<text x="${(bx + bw / 2 - 1).toFixed(1)}" y="${(by - 3).toFixed(1)}" font-size="8.5" text-anchor="middle" fill="#333">${short(b.value)}</text>`);
+      s.push(
+        `<rect x="${bx.toFixed(1)}" y="${by.toFixed(1)}" width="${(bw - 2).toFixed(1)}" height="${(base - by).toFixed(1)}" fill="${COLORS[b.impl] ?? "#999"}"><title>${esc(b.impl)}: ${short(b.value)}</title></rect>`,
+      );
+      s.push(
+        `<text x="${(bx + bw / 2 - 1).toFixed(1)}" y="${(by - 3).toFixed(1)}" font-size="8.5" text-anchor="middle" fill="#333">${short(b.value)}</text>`,
+      );
     });
     s.push(`<text x="${gx + gw / 2}" y="${y0 + h - 10}" font-size="11" text-anchor="middle">${esc(g.label)}</text>`);
   });

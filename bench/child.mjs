@@ -355,5 +355,5 @@ switch (task) {
   default:
     throw new Error(`unknown task ${task}`);
 }
-process.stdout.write(JSON.stringify(out) + "\n");
+process.stdout.write(`${JSON.stringify(out)}\n`);
 process.exit(0);

@@ -4,15 +4,16 @@
 export const IMPLS = {
   tarry: {
     label: "tarry",
-    about: "tarry's DelayQueue, imported as a user would (`import { DelayQueue } from \"tarry\"`)",
+    about: 'tarry\'s DelayQueue, imported as a user would (`import { DelayQueue } from "tarry"`)',
     load: async () => {
-      const { DelayQueue } = await import("tarry");
+      const { DelayQueue } = await import("tarry-queue");
       return () => new DelayQueue();
     },
   },
   "js-heap": {
     label: "plain-JS heap",
-    about: "indexed 4-ary heap in typed arrays, O(log n) cancel by handle, one re-armed timer (bench/peers/indexed-heap.mjs)",
+    about:
+      "indexed 4-ary heap in typed arrays, O(log n) cancel by handle, one re-armed timer (bench/peers/indexed-heap.mjs)",
     load: async () => {
       const { HeapDelayQueue } = await import("./peers/indexed-heap.mjs");
       return () => new HeapDelayQueue();
@@ -20,7 +21,8 @@ export const IMPLS = {
   },
   tinyqueue: {
     label: "tinyqueue",
-    about: "npm tinyqueue 3 (binary heap of objects), lazy-deletion cancel, one re-armed timer (bench/peers/tinyqueue.mjs)",
+    about:
+      "npm tinyqueue 3 (binary heap of objects), lazy-deletion cancel, one re-armed timer (bench/peers/tinyqueue.mjs)",
     load: async () => {
       const { TinyQueueDelayQueue } = await import("./peers/tinyqueue.mjs");
       return () => new TinyQueueDelayQueue();

@@ -40,7 +40,10 @@ for (const [op, label] of [
 {
   const t = nsPerItem("churn/tarry");
   const k = nsPerItem("churn/tokio");
-  if (t != null || k != null) out.push(`| churn: insert + remove | 10^5 + 10^6 | ${ns(t)} | ${ns(k)} | ${t && k ? `×${(k / t).toFixed(2)}` : "–"} |`);
+  if (t != null || k != null)
+    out.push(
+      `| churn: insert + remove | 10^5 + 10^6 | ${ns(t)} | ${ns(k)} | ${t && k ? `×${(k / t).toFixed(2)}` : "–"} |`,
+    );
 }
 // Criterion names the directory of `arity/4/insert` "arity/4_insert".
 const arityDirs = existsSync(`${root}arity`) ? readdirSync(`${root}arity`) : [];

@@ -15,13 +15,16 @@
 //   plain-JS heap offer/cancel/poll: bench/peers/indexed-heap.mjs behind its wrapper
 //   churn step at N pending (cancel one, offer one) for Core, DelayQueue and the JS heap
 
-import { DelayQueue } from "tarry";
+import { DelayQueue } from "tarry-queue";
 import { Core } from "../dist/tarry.js";
 import { HeapDelayQueue } from "./peers/indexed-heap.mjs";
 import { rng } from "./rng.mjs";
 
 const HOUR = 3_600_000;
-const sizes = process.argv.slice(2).map(Number).filter((n) => n > 0);
+const sizes = process.argv
+  .slice(2)
+  .map(Number)
+  .filter((n) => n > 0);
 if (sizes.length === 0) sizes.push(1e5, 1e6);
 
 function best(runs, f) {

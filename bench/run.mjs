@@ -54,11 +54,15 @@ const spent = {};
 
 function child(task, impl, ...rest) {
   const t0 = performance.now();
-  const out = execFileSync(process.execPath, ["--expose-gc", "--max-old-space-size=6144", here("./child.mjs"), task, impl, ...rest.map(String)], {
-    encoding: "utf8",
-    stdio: ["ignore", "pipe", "inherit"],
-    timeout: 600_000,
-  });
+  const out = execFileSync(
+    process.execPath,
+    ["--expose-gc", "--max-old-space-size=6144", here("./child.mjs"), task, impl, ...rest.map(String)],
+    {
+      encoding: "utf8",
+      stdio: ["ignore", "pipe", "inherit"],
+      timeout: 600_000,
+    },
+  );
   spent[`${task} ${impl}`] = (spent[`${task} ${impl}`] ?? 0) + (performance.now() - t0) / 1000;
   return JSON.parse(out.trim().split("\n").pop());
 }
@@ -69,7 +73,10 @@ const started = performance.now();
 const wasmPath = here("../dist/tarry_bg.wasm");
 const builtAtStart = existsSync(wasmPath) ? statSync(wasmPath).mtimeMs : null;
 const js = Object.fromEntries(
-  JS_IMPLS.map((id) => [id, { offer: {}, offerMany: {}, cancel: {}, drain: {}, drainBatch: {}, mem: {}, churn: [], expiry: [], ordered: true }]),
+  JS_IMPLS.map((id) => [
+    id,
+    { offer: {}, offerMany: {}, cancel: {}, drain: {}, drainBatch: {}, mem: {}, churn: [], expiry: [], ordered: true },
+  ]),
 );
 
 // Memory: a fresh process per measurement; the median of 3, because at 10^4 the heap's
@@ -113,11 +120,23 @@ if (withJava) {
   log(`java.util.concurrent.DelayQueue, N=${sizes.map(pow10).join(",")}`);
   try {
     const t0 = performance.now();
-    const out = execFileSync("java", ["-Xms1g", "-Xmx8g", here("./java/DelayQueueBench.java"), sizes.join(","), String(rounds), String(churn.pending), String(churn.steps)], {
-      encoding: "utf8",
-      stdio: ["ignore", "pipe", "inherit"],
-      timeout: 900_000,
-    });
+    const out = execFileSync(
+      "java",
+      [
+        "-Xms1g",
+        "-Xmx8g",
+        here("./java/DelayQueueBench.java"),
+        sizes.join(","),
+        String(rounds),
+        String(churn.pending),
+        String(churn.steps),
+      ],
+      {
+        encoding: "utf8",
+        stdio: ["ignore", "pipe", "inherit"],
+        timeout: 900_000,
+      },
+    );
     java = JSON.parse(out.trim().split("\n").pop());
     spent.java = (performance.now() - t0) / 1000;
   } catch (e) {
@@ -175,7 +194,8 @@ function ratio(metric, id, n) {
   return metric === "mem" ? p / t : t / p;
 }
 
-const cell = (v, r, unit = "") => (v == null ? "–" : `${short(v)}${unit}${r == null ? "" : ` (×${r.toFixed(r < 10 ? 2 : 1)})`}`);
+const cell = (v, r, unit = "") =>
+  v == null ? "–" : `${short(v)}${unit}${r == null ? "" : ` (×${r.toFixed(r < 10 ? 2 : 1)})`}`;
 
 const lines = [];
 lines.push(`| workload | N | ${IDS.map((id) => LABELS[id]).join(" | ")} |`);
@@ -185,11 +205,14 @@ const row = (name, metric, n, unit = "") => {
     const v = n === undefined ? summary[id][metric] : summary[id][metric]?.[n];
     return id === "tarry" ? cell(v, null, unit) : cell(v, ratio(metric, id, n), unit);
   });
-  lines.push(`| ${name} | ${n === undefined ? `${pow10(churn.pending)} + ${pow10(churn.steps)}` : pow10(n)} | ${cells.join(" | ")} |`);
+  lines.push(
+    `| ${name} | ${n === undefined ? `${pow10(churn.pending)} + ${pow10(churn.steps)}` : pow10(n)} | ${cells.join(" | ")} |`,
+  );
 };
 for (const n of sizes) row("offer, ops/s", "offer", n);
 // The batch offer gets rows only once tarry has one.
-if (sizes.some((n) => summary.tarry.offerMany[n] != null)) for (const n of sizes) row("offer: one offerMany() call, items/s", "offerMany", n);
+if (sizes.some((n) => summary.tarry.offerMany[n] != null))
+  for (const n of sizes) row("offer: one offerMany() call, items/s", "offerMany", n);
 for (const n of sizes) row("cancel, ops/s", "cancel", n);
 for (const n of sizes) row("drain: poll() per item, ops/s", "drain", n);
 for (const n of sizes) row("drain: one drain() call, items/s", "drainBatch", n);
@@ -198,7 +221,9 @@ row("churn: offer + cancel, steps/s", "churn");
 const table = lines.join("\n");
 
 const ex = [];
-ex.push(`| ${expiry.n.toLocaleString("en")} items due in [${expiry.from}, ${expiry.to}) ms | lateness p50 | p99 | max | early | order | host timer arms | timer wakes |`);
+ex.push(
+  `| ${expiry.n.toLocaleString("en")} items due in [${expiry.from}, ${expiry.to}) ms | lateness p50 | p99 | max | early | order | host timer arms | timer wakes |`,
+);
 ex.push("| --- | ---: | ---: | ---: | ---: | --- | ---: | ---: |");
 for (const id of JS_IMPLS) {
   const e = summary[id].expiry;
@@ -233,14 +258,22 @@ for (const m of ["offer", "cancel"]) {
   const r = ratio("churn", "js-heap");
   target("churn ≥ 1.5× plain-JS heap", r >= 1.5, fmt(r));
   const m = ratio("mem", "js-heap", nTop);
-  target(`less memory than plain-JS heap at N=${pow10(nTop)}`, m > 1, `${fmt(m)} (${short(summary.tarry.mem[nTop])} B vs ${short(summary["js-heap"].mem[nTop])} B)`);
+  target(
+    `less memory than plain-JS heap at N=${pow10(nTop)}`,
+    m > 1,
+    `${fmt(m)} (${short(summary.tarry.mem[nTop])} B vs ${short(summary["js-heap"].mem[nTop])} B)`,
+  );
 }
 {
   const t = summary.tarry.expiry;
   const h = summary["js-heap"].expiry;
   target("timed expiry: zero early deliveries", t.early === 0, `${t.early} early`);
   target("timed expiry: order exact", t.ordered, t.ordered ? "exact" : `${t.inversions} inversions`);
-  target("timed expiry: p99 lateness within 2 ms of plain-JS heap", t.p99 <= h.p99 + 2, `${t.p99.toFixed(2)} ms vs ${h.p99.toFixed(2)} ms`);
+  target(
+    "timed expiry: p99 lateness within 2 ms of plain-JS heap",
+    t.p99 <= h.p99 + 2,
+    `${t.p99.toFixed(2)} ms vs ${h.p99.toFixed(2)} ms`,
+  );
   target(
     "timed expiry: host timer arms ≈ one per wake-up, not per item",
     t.timerArms <= t.wakes + 64,
@@ -249,7 +282,11 @@ for (const m of ["offer", "cancel"]) {
 }
 if (java) {
   const r = ratio("offer", "java", nTop);
-  target(`offer at N=${pow10(nTop)} on par with Java's DelayQueue${nTop < 1e6 ? " (10^6 with --full)" : ""}`, r >= 1, fmt(r));
+  target(
+    `offer at N=${pow10(nTop)} on par with Java's DelayQueue${nTop < 1e6 ? " (10^6 with --full)" : ""}`,
+    r >= 1,
+    fmt(r),
+  );
 }
 const targetLines = targets.map((t) => `- ${t.ok ? "met" : "**not met**"}: ${t.what}: ${t.detail}`).join("\n");
 
@@ -298,23 +335,32 @@ const notes = [
   "setTimeout/item has no poll(): its drain row is the event loop firing N already-due timers.",
   "Early = handed out before performance.now() reached the item's deadline. Node starts a timer's countdown at the event loop's cached time, so setTimeout/item fires timers set late in one synchronous burst early; the one-timer designs re-check the clock.",
   java
-    ? `Java: remove(Object) is O(n), so its cancel times ${Object.entries(java.cancelCount).map(([n, c]) => `${c} removals at ${pow10(Number(n))}`).join(", ")}, and churn ${java.churnSteps} steps; its memory counts the Delayed object every element must be.`
+    ? `Java: remove(Object) is O(n), so its cancel times ${Object.entries(java.cancelCount)
+        .map(([n, c]) => `${c} removals at ${pow10(Number(n))}`)
+        .join(", ")}, and churn ${java.churnSteps} steps; its memory counts the Delayed object every element must be.`
     : null,
   `tarry at commit ${commit}${meta.uncommittedCoreChanges ? ` with uncommitted changes in src/ or js/` : ""}${meta.rebuiltDuringRun ? " (**dist/ was rebuilt during the run**)" : ""}; wasm: dist/tarry_bg.wasm ${wasmBytes?.toLocaleString("en")} bytes, ${wasmGzip?.toLocaleString("en")} gzipped.`,
 ].filter(Boolean);
 
 const report = `${table}\n\n${expiryTable}\n\n${notes.map((n) => `- ${n}`).join("\n")}\n${smoke ? "" : `\nTargets of issue 4:\n\n${targetLines}\n`}`;
 process.stdout.write(`\n${report}\n`);
-log(`done in ${meta.seconds} s; seconds per task: ${Object.entries(spent).map(([k, v]) => `${k} ${v.toFixed(1)}`).join(", ")}`);
+log(
+  `done in ${meta.seconds} s; seconds per task: ${Object.entries(spent)
+    .map(([k, v]) => `${k} ${v.toFixed(1)}`)
+    .join(", ")}`,
+);
 
 if (!smoke) {
-  writeFileSync(here("./results.json"), JSON.stringify({ meta, summary, samples: js, java, targets }, null, 1) + "\n");
+  writeFileSync(here("./results.json"), `${JSON.stringify({ meta, summary, samples: js, java, targets }, null, 1)}\n`);
   writeFileSync(here("./results.md"), `<!-- written by bench/run.mjs (${mode}, ${meta.date}) -->\n\n${report}`);
   const panel = (title, metric, unit, better) => ({
     title,
     unit,
     better,
-    groups: sizes.map((n) => ({ label: `N = ${pow10(n)}`, bars: IDS.map((id) => ({ impl: id, value: summary[id][metric]?.[n] })) })),
+    groups: sizes.map((n) => ({
+      label: `N = ${pow10(n)}`,
+      bars: IDS.map((id) => ({ impl: id, value: summary[id][metric]?.[n] })),
+    })),
   });
   const panels = [
     panel("offer", "offer", "ops/s", "higher"),
@@ -325,10 +371,12 @@ if (!smoke) {
       title: `churn (${pow10(churn.pending)} pending, offer + cancel)`,
       unit: "steps/s",
       better: "higher",
-      groups: [{ label: `${pow10(churn.steps)} steps`, bars: IDS.map((id) => ({ impl: id, value: summary[id].churn })) }],
+      groups: [
+        { label: `${pow10(churn.steps)} steps`, bars: IDS.map((id) => ({ impl: id, value: summary[id].churn })) },
+      ],
     },
   ];
-  writeFileSync(here("./chart.svg"), chart(panels, LABELS, notes[0]) + "\n");
+  writeFileSync(here("./chart.svg"), `${chart(panels, LABELS, notes[0])}\n`);
   log("wrote bench/results.json, bench/results.md, bench/chart.svg");
 }
 

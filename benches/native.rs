@@ -24,7 +24,7 @@ use std::task::{Context, Poll, Wake, Waker};
 use std::time::Duration;
 
 use criterion::{criterion_group, criterion_main, BatchSize, BenchmarkId, Criterion, SamplingMode, Throughput};
-use tarry::{DelayQueue, Handle, ManualClock};
+use tarry_queue::{DelayQueue, Handle, ManualClock};
 use tokio::runtime::Runtime;
 use tokio_util::time::{delay_queue::Key, DelayQueue as TokioQueue};
 
@@ -216,7 +216,10 @@ fn pop(c: &mut Criterion) {
                     for _ in 0..ds.len() {
                         match q.poll_expired(&mut cx) {
                             Poll::Ready(Some(e)) => black_box(e),
-                            other => panic!("tokio-util DelayQueue: expected an expired item, got {:?}", other.map(|o| o.map(|_| ()))),
+                            other => panic!(
+                                "tokio-util DelayQueue: expected an expired item, got {:?}",
+                                other.map(|o| o.map(|_| ()))
+                            ),
                         };
                     }
                     q
@@ -380,7 +383,11 @@ mod replica {
     }
 }
 
-fn arity_case<const A: usize>(g: &mut criterion::BenchmarkGroup<'_, criterion::measurement::WallTime>, ds: &[f64], order: &[usize]) {
+fn arity_case<const A: usize>(
+    g: &mut criterion::BenchmarkGroup<'_, criterion::measurement::WallTime>,
+    ds: &[f64],
+    order: &[usize],
+) {
     let n = ds.len();
     let filled = || {
         let mut h = replica::Heap::<A>::default();

@@ -1,6 +1,6 @@
 // Orders that cancel themselves unless paid in time: the classic use of a delay queue.
 // `npm run example` (after `npm run build`) prints each event as it happens.
-import { DelayQueue } from "tarry";
+import { DelayQueue } from "tarry-queue";
 
 const WINDOW_MS = 1500; // "30 minutes" in real life; 1.5 s for the demo
 const queue = new DelayQueue();
@@ -20,7 +20,9 @@ function place(id, windowMs = WINDOW_MS) {
 function pay(id) {
   // O(log n), by handle. A stale handle (the order already timed out) cancels nothing else.
   const order = queue.cancel(handles.get(id));
-  console.log(`${at()}  order ${id} ${order ? "paid: its timeout is cancelled" : "could not be paid: it was already cancelled"}`);
+  console.log(
+    `${at()}  order ${id} ${order ? "paid: its timeout is cancelled" : "could not be paid: it was already cancelled"}`,
+  );
 }
 
 function extend(id, ms) {
@@ -49,7 +51,9 @@ const done = setInterval(() => {
   if (queue.size === 0 && performance.now() - t0 > 2000) {
     clearInterval(done);
     const s = queue.stats;
-    console.log(`${at()}  all settled. timer arms: ${s.timerArms}, lateness p50 ${s.latenessP50.toFixed(2)} ms, p99 ${s.latenessP99.toFixed(2)} ms`);
+    console.log(
+      `${at()}  all settled. timer arms: ${s.timerArms}, lateness p50 ${s.latenessP50.toFixed(2)} ms, p99 ${s.latenessP99.toFixed(2)} ms`,
+    );
     queue.close();
   }
 }, 50);

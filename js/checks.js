@@ -1,9 +1,11 @@
 // The argument checks that DelayQueue and Scheduler share: bad input gets a TypeError or
 // RangeError that names the argument, thrown before anything changes.
 
+import { ClosedError } from "./errors.js";
+
 export function describe(x) {
   if (x === null || x === undefined) return String(x);
-  if (typeof x === "string") return JSON.stringify(x.length > 20 ? x.slice(0, 20) + "…" : x);
+  if (typeof x === "string") return JSON.stringify(x.length > 20 ? `${x.slice(0, 20)}…` : x);
   if (typeof x === "object" || typeof x === "function") return typeof x;
   return `${typeof x} ${String(x)}`;
 }
@@ -18,19 +20,22 @@ export function checkValue(value) {
 /** A finite number of milliseconds. */
 export function checkMs(x, name) {
   if (typeof x !== "number") throw new TypeError(`${name} must be a number of milliseconds, got ${describe(x)}`);
-  if (x !== x || x === Infinity || x === -Infinity) throw new RangeError(`${name} must be a finite number of milliseconds, got ${x}`);
+  if (!Number.isFinite(x)) throw new RangeError(`${name} must be a finite number of milliseconds, got ${x}`);
 }
 
 /** A handle is a number; which numbers name an item is the core's business. */
 export function checkHandle(handle, from) {
-  if (typeof handle !== "number") throw new TypeError(`handle must be a number returned by ${from}(), got ${describe(handle)}`);
+  if (typeof handle !== "number")
+    throw new TypeError(`handle must be a number returned by ${from}(), got ${describe(handle)}`);
 }
 
 /** An epoch-ms number or a Date, as a finite epoch-ms number. */
 export function epochOf(deadline) {
   const epoch = deadline instanceof Date ? deadline.getTime() : deadline;
-  if (typeof epoch !== "number") throw new TypeError(`deadline must be a number of epoch milliseconds or a Date, got ${describe(deadline)}`);
-  if (!Number.isFinite(epoch)) throw new RangeError(`deadline must be a finite time, got ${deadline instanceof Date ? "an invalid Date" : epoch}`);
+  if (typeof epoch !== "number")
+    throw new TypeError(`deadline must be a number of epoch milliseconds or a Date, got ${describe(deadline)}`);
+  if (!Number.isFinite(epoch))
+    throw new RangeError(`deadline must be a finite time, got ${deadline instanceof Date ? "an invalid Date" : epoch}`);
   return epoch;
 }
 
@@ -47,14 +52,17 @@ export function checkBoolean(x, name) {
 
 export function checkSignal(signal) {
   if (signal === undefined) return;
-  if (signal === null || typeof signal !== "object" || typeof signal.addEventListener !== "function" || typeof signal.aborted !== "boolean") {
+  if (
+    signal === null ||
+    typeof signal !== "object" ||
+    typeof signal.addEventListener !== "function" ||
+    typeof signal.aborted !== "boolean"
+  ) {
     throw new TypeError(`signal must be an AbortSignal, got ${describe(signal)}`);
   }
 }
 
 /** What methods of a closed queue or scheduler throw, and its waiting calls reject with. */
 export function closedError(what) {
-  const e = new Error(`the ${what} is closed`);
-  e.name = "ClosedError";
-  return e;
+  return new ClosedError(what);
 }

@@ -5,3 +5,4 @@ initSync({ module: Deno.readFileSync(new URL("../dist/tarry_bg.wasm", import.met
 
 export { DelayQueue } from "./queue.js";
 export { Scheduler } from "./scheduler.js";
+export { ClosedError } from "./errors.js";

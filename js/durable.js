@@ -114,7 +114,7 @@ export class DurableDelayQueue {
     this.#core.cancel(h);
     this.#records[slot] = undefined;
     this.#insert(record);
-    await this.#storage.put({ [this.#key(id)]: stored(record), [this.#prefix + "next"]: this.#next });
+    await this.#storage.put({ [this.#key(id)]: stored(record), [`${this.#prefix}next`]: this.#next });
     await this.#arm();
     return true;
   }
@@ -181,7 +181,7 @@ export class DurableDelayQueue {
     const record = { id: this.#next, value, deadline, seq: this.#next };
     this.#next++;
     // Storage first: a value it cannot store is refused and the queue stays as it was.
-    await this.#storage.put({ [this.#key(record.id)]: stored(record), [this.#prefix + "next"]: this.#next });
+    await this.#storage.put({ [this.#key(record.id)]: stored(record), [`${this.#prefix}next`]: this.#next });
     this.#insert(record);
     await this.#arm();
     return record.id;
@@ -195,16 +195,22 @@ export class DurableDelayQueue {
 
   async #load() {
     const storage = this.#storage;
-    const itemPrefix = this.#prefix + "item:";
+    const itemPrefix = `${this.#prefix}item:`;
     const [entries, next, alarm] = await Promise.all([
       storage.list({ prefix: itemPrefix }),
-      storage.get(this.#prefix + "next"),
+      storage.get(`${this.#prefix}next`),
       storage.getAlarm(),
     ]);
     const records = [];
     for (const [key, r] of entries) {
       const id = Number(key.slice(itemPrefix.length));
-      if (!Number.isSafeInteger(id) || r === null || typeof r !== "object" || !Number.isFinite(r.deadline) || !Number.isSafeInteger(r.seq)) {
+      if (
+        !Number.isSafeInteger(id) ||
+        r === null ||
+        typeof r !== "object" ||
+        !Number.isFinite(r.deadline) ||
+        !Number.isSafeInteger(r.seq)
+      ) {
         throw new TypeError(`DurableDelayQueue.open(): storage key ${JSON.stringify(key)} does not hold a tarry item`);
       }
       records.push({ id, value: r.value, deadline: r.deadline, seq: r.seq });

@@ -7,3 +7,4 @@ initSync({ module: readFileSync(new URL("../dist/tarry_bg.wasm", import.meta.url
 
 export { DelayQueue } from "./queue.js";
 export { Scheduler } from "./scheduler.js";
+export { ClosedError } from "./errors.js";

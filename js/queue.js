@@ -4,7 +4,17 @@
 
 import { Core } from "../dist/tarry.js";
 import { readSnapshot, writeSnapshot } from "./snapshot.js";
-import { checkBoolean, checkHandle, checkMs, checkSignal, checkValue, closedError as closed, describe, epochOf, options } from "./checks.js";
+import {
+  checkBoolean,
+  checkHandle,
+  checkMs,
+  checkSignal,
+  checkValue,
+  closedError as closed,
+  describe,
+  epochOf,
+  options,
+} from "./checks.js";
 import { monotonicDeadline } from "./clock.js";
 
 const closedError = () => closed("DelayQueue");
@@ -39,7 +49,8 @@ export class DelayQueue {
    */
   constructor(opts) {
     const { capacity = Infinity, keepAlive = true } = options(opts, "options");
-    if (typeof capacity !== "number" || capacity !== capacity) throw new TypeError(`capacity must be a number, got ${describe(capacity)}`);
+    if (typeof capacity !== "number" || Number.isNaN(capacity))
+      throw new TypeError(`capacity must be a number, got ${describe(capacity)}`);
     if (capacity !== Infinity && (!Number.isInteger(capacity) || capacity < 1 || capacity > 2 ** 31 - 1)) {
       throw new RangeError(`capacity must be a positive integer or Infinity, got ${capacity}`);
     }
@@ -71,7 +82,19 @@ export class DelayQueue {
    * wake-ups (and early ones, which re-arm), items handed to takes, and their lateness.
    */
   get stats() {
-    if (!this.#core) return { size: 0, takers: 0, timersArmed: 0, timerArms: 0, wakes: 0, earlyWakes: 0, delivered: 0, latenessP50: 0, latenessP99: 0, latenessMax: 0 };
+    if (!this.#core)
+      return {
+        size: 0,
+        takers: 0,
+        timersArmed: 0,
+        timerArms: 0,
+        wakes: 0,
+        earlyWakes: 0,
+        delivered: 0,
+        latenessP50: 0,
+        latenessP99: 0,
+        latenessMax: 0,
+      };
     return this.#core.stats();
   }
 
@@ -98,7 +121,8 @@ export class DelayQueue {
       checkMs(delays, "delays");
       ds = new Float64Array(n).fill(delays);
     } else if (Array.isArray(delays) || delays instanceof Float64Array) {
-      if (delays.length !== n) throw new RangeError(`delays must have one delay per value: ${delays.length} delays for ${n} values`);
+      if (delays.length !== n)
+        throw new RangeError(`delays must have one delay per value: ${delays.length} delays for ${n} values`);
       for (let i = 0; i < n; i++) {
         const d = delays[i];
         if (typeof d !== "number" || d - d !== 0) checkMs(d, `delays[${i}]`);
@@ -111,7 +135,8 @@ export class DelayQueue {
       if (values[i] === undefined || values[i] === null) throw new TypeError(`values[${i}] must not be ${values[i]}`);
     }
     const core = this.#open();
-    if (n > core.remainingCapacity) throw new RangeError(`the batch of ${n} does not fit: room for ${core.remainingCapacity}`);
+    if (n > core.remainingCapacity)
+      throw new RangeError(`the batch of ${n} does not fit: room for ${core.remainingCapacity}`);
     const handles = core.offerMany(monotonicNow(), ds);
     const out = new Array(n);
     const stored = this.#values;
@@ -278,13 +303,14 @@ export class DelayQueue {
   delayOf(handle) {
     checkHandle(handle, "offer");
     const d = this.#open().delayOf(handle);
-    return d === d ? d : undefined;
+    return Number.isNaN(d) ? undefined : d;
   }
 
   /** Removes and returns up to `max` expired items, in expiry order. */
   drain(max = Infinity) {
-    if (typeof max !== "number" || max !== max) throw new TypeError(`max must be a number, got ${describe(max)}`);
-    if (max < 0 || (max !== Infinity && !Number.isInteger(max))) throw new RangeError(`max must be a non-negative integer or Infinity, got ${max}`);
+    if (typeof max !== "number" || Number.isNaN(max)) throw new TypeError(`max must be a number, got ${describe(max)}`);
+    if (max < 0 || (max !== Infinity && !Number.isInteger(max)))
+      throw new RangeError(`max must be a non-negative integer or Infinity, got ${max}`);
     const slots = this.#open().drain(max);
     const values = this.#values;
     const out = new Array(slots.length);

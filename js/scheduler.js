@@ -59,7 +59,8 @@ export class Scheduler {
   constructor(opts) {
     const { keepAlive = true, onerror = null } = options(opts, "options");
     checkBoolean(keepAlive, "keepAlive");
-    if (onerror !== null && typeof onerror !== "function") throw new TypeError(`onerror must be a function, got ${describe(onerror)}`);
+    if (onerror !== null && typeof onerror !== "function")
+      throw new TypeError(`onerror must be a function, got ${describe(onerror)}`);
     this.onerror = onerror;
     this.#core = new Core(-1, keepAlive);
   }
@@ -120,7 +121,7 @@ export class Scheduler {
   delayOf(handle) {
     checkHandle(handle, "schedule");
     const d = this.#open().delayOf(handle);
-    return d === d ? d : undefined;
+    return Number.isNaN(d) ? undefined : d;
   }
 
   /** Drops every pending callback, disarms the timer and frees the wasm memory. Idempotent. */

@@ -31,10 +31,16 @@ export function writeSnapshot(slots, deadlines, values) {
   const items = new Array(slots.length);
   for (let i = 0; i < slots.length; i++) {
     const value = values[slots[i]];
-    if (typeof value === "object" ? !plainJson(value, 0) : typeof value !== "string" && typeof value !== "boolean" && !Number.isFinite(value)) {
+    if (
+      typeof value === "object"
+        ? !plainJson(value, 0)
+        : typeof value !== "string" && typeof value !== "boolean" && !Number.isFinite(value)
+    ) {
       const problem = jsonProblem(value, "value", []);
       if (problem !== null) {
-        throw new TypeError(`snapshot(): items[${i}] (the item at position ${i} in deadline order) cannot be saved as JSON: ${problem}`);
+        throw new TypeError(
+          `snapshot(): items[${i}] (the item at position ${i} in deadline order) cannot be saved as JSON: ${problem}`,
+        );
       }
     }
     items[i] = { value, deadline: Math.ceil(deadlines[i] + offset) };
@@ -55,16 +61,28 @@ export function readSnapshot(snapshot, capacity, add) {
   for (let i = 0; i < n; i++) {
     const item = items[i];
     if (item === null || typeof item !== "object") {
-      throw new TypeError(`DelayQueue.restore(): items[${i}] must be an object { value, deadline }, got ${item === null ? "null" : typeof item}`);
+      throw new TypeError(
+        `DelayQueue.restore(): items[${i}] must be an object { value, deadline }, got ${item === null ? "null" : typeof item}`,
+      );
     }
     const deadline = item.deadline;
     if (typeof deadline !== "number" || !Number.isFinite(deadline)) {
-      const got = deadline === undefined && !("deadline" in item) ? "nothing" : kind(deadline) + (typeof deadline === "number" || typeof deadline === "string" ? ` ${JSON.stringify(String(deadline))}` : "");
-      throw new TypeError(`DelayQueue.restore(): items[${i}].deadline must be a finite number of epoch milliseconds, got ${got}`);
+      const got =
+        deadline === undefined && !("deadline" in item)
+          ? "nothing"
+          : kind(deadline) +
+            (typeof deadline === "number" || typeof deadline === "string"
+              ? ` ${JSON.stringify(String(deadline))}`
+              : "");
+      throw new TypeError(
+        `DelayQueue.restore(): items[${i}].deadline must be a finite number of epoch milliseconds, got ${got}`,
+      );
     }
     const value = item.value;
     if (value === undefined || value === null) {
-      throw new TypeError(`DelayQueue.restore(): items[${i}].value is ${value === undefined && !("value" in item) ? "missing" : value}`);
+      throw new TypeError(
+        `DelayQueue.restore(): items[${i}].value is ${value === undefined && !("value" in item) ? "missing" : value}`,
+      );
     }
     values[i] = value;
     deadlines[i] = deadline;
@@ -121,21 +139,37 @@ function checkEnvelope(snapshot, capacity) {
   }
   const { version, size, items } = snapshot;
   if (version !== SNAPSHOT_VERSION) {
-    throw refuse(TypeError, version === undefined
-      ? "missing field `version`: not a tarry snapshot"
-      : typeof version === "number"
-        ? `unsupported snapshot version ${version}: this tarry reads version ${SNAPSHOT_VERSION}`
-        : `invalid version: ${kind(version)} ${JSON.stringify(String(version))}, expected the number ${SNAPSHOT_VERSION}`);
+    throw refuse(
+      TypeError,
+      version === undefined
+        ? "missing field `version`: not a tarry snapshot"
+        : typeof version === "number"
+          ? `unsupported snapshot version ${version}: this tarry reads version ${SNAPSHOT_VERSION}`
+          : `invalid version: ${kind(version)} ${JSON.stringify(String(version))}, expected the number ${SNAPSHOT_VERSION}`,
+    );
   }
   if (!Number.isSafeInteger(size) || size < 0) {
-    throw refuse(TypeError, size === undefined ? "missing field `size`" : `invalid size: ${kind(size)} ${JSON.stringify(String(size))}, expected a count of items`);
+    throw refuse(
+      TypeError,
+      size === undefined
+        ? "missing field `size`"
+        : `invalid size: ${kind(size)} ${JSON.stringify(String(size))}, expected a count of items`,
+    );
   }
   if (!Array.isArray(items)) {
-    throw refuse(TypeError, items === undefined ? "missing field `items`" : `invalid items: ${kind(items)}, expected an array of { value, deadline }`);
+    throw refuse(
+      TypeError,
+      items === undefined
+        ? "missing field `items`"
+        : `invalid items: ${kind(items)}, expected an array of { value, deadline }`,
+    );
   }
   const limit = capacity < 0 ? MAX_ITEMS : Math.min(capacity, MAX_ITEMS);
   if (items.length > limit) {
-    throw refuse(RangeError, `the snapshot holds ${items.length} items, more than ${limit === MAX_ITEMS ? `tarry restores at once (${MAX_ITEMS})` : `the queue's capacity (${limit})`}`);
+    throw refuse(
+      RangeError,
+      `the snapshot holds ${items.length} items, more than ${limit === MAX_ITEMS ? `tarry restores at once (${MAX_ITEMS})` : `the queue's capacity (${limit})`}`,
+    );
   }
   if (items.length !== size) {
     throw refuse(TypeError, `the snapshot is truncated: it says it holds ${size} items and has ${items.length}`);
@@ -192,7 +226,11 @@ function jsonProblem(x, path, stack) {
     const v = x[key];
     // JSON leaves out undefined properties, and reading one back gives undefined again.
     if (v === undefined) continue;
-    const p = jsonProblem(v, /^[A-Za-z_$][\w$]*$/.test(key) ? `${path}.${key}` : `${path}[${JSON.stringify(key)}]`, stack);
+    const p = jsonProblem(
+      v,
+      /^[A-Za-z_$][\w$]*$/.test(key) ? `${path}.${key}` : `${path}[${JSON.stringify(key)}]`,
+      stack,
+    );
     if (p !== null) return p;
   }
   stack.pop();

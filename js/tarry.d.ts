@@ -1,4 +1,10 @@
-// Types for the npm package `tarry`.
+// Types for the npm package `tarry-queue`.
+
+/** What the methods of a closed queue or scheduler throw, and what its waiting calls reject with. */
+export declare class ClosedError extends Error {
+  constructor(what: string);
+  readonly name: "ClosedError";
+}
 
 /** A handle names one offered item. A plain integer below 2^53, never reused while its queue lives. */
 export type Handle = number;

@@ -15,3 +15,4 @@ if (typeof document !== "undefined" && typeof document.addEventListener === "fun
 
 export { DelayQueue } from "./queue.js";
 export { Scheduler } from "./scheduler.js";
+export { ClosedError } from "./errors.js";

@@ -7,4 +7,5 @@ initSync({ module: wasm });
 
 export { DelayQueue } from "./queue.js";
 export { Scheduler } from "./scheduler.js";
+export { ClosedError } from "./errors.js";
 export { DurableDelayQueue } from "./durable.js";

@@ -25,7 +25,7 @@ tmp=$(mktemp -d "$out.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT
 chmod 755 "$tmp"
 wasm-bindgen --target web --no-typescript --out-dir "$tmp" --out-name tarry \
-  target/wasm32-unknown-unknown/release/tarry.wasm
+  target/wasm32-unknown-unknown/release/tarry_queue.wasm
 if [ -x node_modules/.bin/wasm-opt ]; then
   node_modules/.bin/wasm-opt -O3 --enable-bulk-memory --enable-nontrapping-float-to-int \
     --enable-sign-ext --enable-mutable-globals --enable-reference-types --enable-multivalue \

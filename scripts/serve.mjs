@@ -52,7 +52,7 @@ export async function serve({ port = 0, root = repo, log = false } = {}) {
     let target = file;
     let info = await stat(target).catch(() => null);
     if (info?.isDirectory()) {
-      if (!path.endsWith("/")) return done(301, "", { location: path + "/" });
+      if (!path.endsWith("/")) return done(301, "", { location: `${path}/` });
       target = join(file, "index.html");
       info = await stat(target).catch(() => null);
     }

@@ -34,6 +34,9 @@ limit 1200 bash scripts/setup-browser.sh    # Debian's chromium and chromium-dri
 # (Chromium's arguments: webdriver.json).
 export CHROMEDRIVER="${CHROMEDRIVER:-/usr/bin/chromedriver}"
 
+step "style: cargo fmt, clippy (native and wasm32), Biome (format and lint of the JS)"
+limit 600 bash scripts/lint.sh
+
 step "native Rust tests (core, property test, doctests)"
 limit 1500 cargo test --quiet
 

@@ -90,7 +90,7 @@ pub struct Core {
 /// A handle from JS, if it is one the core could have given out.
 #[inline]
 fn handle(raw: f64) -> Option<Handle> {
-    (raw >= 0.0 && raw < 9_007_199_254_740_992.0 && raw.fract() == 0.0).then(|| Handle::from_raw(raw as u64))
+    ((0.0..9_007_199_254_740_992.0).contains(&raw) && raw.fract() == 0.0).then(|| Handle::from_raw(raw as u64))
 }
 
 #[inline]
@@ -140,10 +140,8 @@ impl Core {
     /// batch. The handles, in order; the caller has checked the delays and the room.
     #[wasm_bindgen(js_name = offerMany)]
     pub fn offer_many(&mut self, now: f64, delays: &[f64]) -> Vec<f64> {
-        let handles = delays
-            .iter()
-            .map(|d| self.items.offer_at((), now + d).map_or(-1.0, |h| h.into_raw() as f64))
-            .collect();
+        let handles =
+            delays.iter().map(|d| self.items.offer_at((), now + d).map_or(-1.0, |h| h.into_raw() as f64)).collect();
         self.settle();
         handles
     }

@@ -34,8 +34,7 @@ impl<T> Default for Chunked<T> {
 }
 
 fn layout<T>(cap: usize) -> Layout {
-    Layout::from_size_align(cap * std::mem::size_of::<T>(), ALIGN.max(std::mem::align_of::<T>()))
-        .expect("chunk layout")
+    Layout::from_size_align(cap * std::mem::size_of::<T>(), ALIGN.max(std::mem::align_of::<T>())).expect("chunk layout")
 }
 
 impl<T> Chunked<T> {
@@ -66,7 +65,9 @@ impl<T> Chunked<T> {
                 unsafe { alloc::alloc(layout::<T>(cap)) }
             } else {
                 // SAFETY: chunk 0 was allocated with the layout of `first_cap`.
-                unsafe { alloc::realloc(self.chunks[0].as_ptr().cast(), layout::<T>(self.first_cap), layout::<T>(cap).size()) }
+                unsafe {
+                    alloc::realloc(self.chunks[0].as_ptr().cast(), layout::<T>(self.first_cap), layout::<T>(cap).size())
+                }
             };
             let new = NonNull::new(new.cast()).unwrap_or_else(|| alloc::handle_alloc_error(layout::<T>(cap)));
             if self.first_cap == 0 {
@@ -123,6 +124,7 @@ impl<T> Chunked<T> {
         self.first_cap = 0;
     }
 
+    #[cfg(all(test, not(target_arch = "wasm32")))]
     pub fn iter(&self) -> impl Iterator<Item = &T> {
         (0..self.len).map(move |i| &self[i])
     }

@@ -6,7 +6,7 @@
 //! `performance.now()`, so the same core serves Rust and JS without conversions.
 //!
 //! ```
-//! use tarry::{Clock, ManualClock};
+//! use tarry_queue::{Clock, ManualClock};
 //! let clock = ManualClock::new(0.0);
 //! clock.advance(250.0);
 //! assert_eq!(clock.now(), 250.0);

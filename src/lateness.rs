@@ -2,7 +2,7 @@
 //! with about 3% relative precision, so that p50/p99 cost O(1) memory per queue.
 //!
 //! ```
-//! use tarry::Lateness;
+//! use tarry_queue::Lateness;
 //! let mut l = Lateness::default();
 //! for ms in [0.2, 0.4, 1.0, 3.0, 50.0] { l.record(ms); }
 //! assert_eq!(l.count(), 5);

@@ -3,12 +3,12 @@
 //! A delay queue: items go in with a delay and come out, in deadline order, once it has
 //! expired. The core is plain Rust ([`DelayQueue`], an indexed 4-ary heap with O(log n)
 //! cancel and reschedule by [`Handle`], FIFO among equal deadlines, on a monotonic
-//! [`Clock`]). Compiled to WebAssembly, the same core backs the npm package `tarry`,
+//! [`Clock`]). Compiled to WebAssembly, the same core backs the npm package `tarry-queue`,
 //! where one host timer per queue, re-armed whenever the head changes, replaces the
 //! leader thread and condition variable of Java's `DelayQueue`.
 //!
 //! ```
-//! use tarry::DelayQueue;
+//! use tarry_queue::DelayQueue;
 //! let mut q = DelayQueue::new();
 //! let h = q.offer("expire session 7", 30.0 * 60_000.0).unwrap();
 //! q.offer("retry job 3", -1.0).unwrap(); // a negative delay: already expired

@@ -17,7 +17,7 @@
 //! 24 bytes per pending item plus the value, grown and given back in chunks of 4096.
 //!
 //! ```
-//! use tarry::{DelayQueue, ManualClock};
+//! use tarry_queue::{DelayQueue, ManualClock};
 //! use std::rc::Rc;
 //!
 //! let clock = Rc::new(ManualClock::new(0.0));
@@ -300,9 +300,7 @@ impl<T, C: Clock> DelayQueue<T, C> {
     pub fn iter_sorted(&self) -> impl Iterator<Item = (Handle, f64, &T)> {
         let mut entries: Vec<_> = self.heap.entries().copied().collect();
         entries.sort_unstable_by(|a, b| a.deadline.total_cmp(&b.deadline).then(a.seq.cmp(&b.seq)));
-        entries.into_iter().map(move |e| {
-            (Handle(self.heap.handle_of(e.slot)), e.deadline, self.heap.value(e.slot))
-        })
+        entries.into_iter().map(move |e| (Handle(self.heap.handle_of(e.slot)), e.deadline, self.heap.value(e.slot)))
     }
 
     #[inline]

@@ -13,7 +13,7 @@ use std::cell::Cell;
 use std::rc::Rc;
 
 use gloo_timers::future::TimeoutFuture;
-use tarry::{Clock, DelayQueue, Expired, ManualClock};
+use tarry_queue::{Clock, DelayQueue, Expired, ManualClock};
 use wasm_bindgen::prelude::*;
 use wasm_bindgen_test::*;
 
@@ -108,9 +108,13 @@ async fn a_browser_timer_on_the_page_clock_hands_items_out_in_order_and_never_ea
         worst = worst.max(at - e.deadline);
     }
     assert!(worst < 1000.0, "an item came {worst} ms late"); // wide: a busy 2-core machine
-    // One timer per distinct deadline at most, plus one per early wake-up.
+                                                             // One timer per distinct deadline at most, plus one per early wake-up.
     assert!(run.arms <= 60 + run.early, "{} arms ({} early) for 60 deadlines", run.arms, run.early);
-    console_log!("page clock: 120 items, worst lateness {worst:.2} ms, {} timer arms, {} early wake-ups", run.arms, run.early);
+    console_log!(
+        "page clock: 120 items, worst lateness {worst:.2} ms, {} timer arms, {} early wake-ups",
+        run.arms,
+        run.early
+    );
 }
 
 #[wasm_bindgen_test]

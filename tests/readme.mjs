@@ -6,7 +6,7 @@ import { readFileSync } from "node:fs";
 export function readmeExample(lang, tag) {
   const readme = readFileSync(new URL("../README.md", import.meta.url), "utf8");
   const section = readme.slice(readme.indexOf("\n## Runtimes"));
-  const m = section.match(new RegExp("```" + lang + " " + tag + "\\n([\\s\\S]*?)```"));
+  const m = section.match(new RegExp(`\`\`\`${lang} ${tag}\\n([\\s\\S]*?)\`\`\``));
   assert.ok(m, `README.md has no \`\`\`${lang} ${tag} block under ## Runtimes`);
   return m[1];
 }

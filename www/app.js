@@ -28,9 +28,62 @@ globalThis.demo = { queue, pending, counts };
 
 // ---- orders -------------------------------------------------------------------------
 
-const names = ["Ada", "Grace", "Linus", "Barbara", "Ken", "Margaret", "Dennis", "Frances", "Edsger", "Radia", "Donald", "Hedy", "Alan", "Katherine", "Tony", "Sophie", "Niklaus", "Annie", "John", "Shafi"];
-const surnames = ["Lovelace", "Hopper", "Torvalds", "Liskov", "Thompson", "Hamilton", "Ritchie", "Allen", "Dijkstra", "Perlman", "Knuth", "Lamarr", "Turing", "Johnson", "Hoare", "Wilson", "Wirth", "Easley", "Backus", "Goldwasser"];
-const items = [["Espresso beans", 14.5], ["Desk lamp", 39], ["Mechanical keyboard", 129], ["Notebook", 6.9], ["Headphones", 89], ["Plant pot", 12], ["Teapot", 27.5], ["Bike light", 19.9], ["Backpack", 64], ["Board game", 34.99]];
+const names = [
+  "Ada",
+  "Grace",
+  "Linus",
+  "Barbara",
+  "Ken",
+  "Margaret",
+  "Dennis",
+  "Frances",
+  "Edsger",
+  "Radia",
+  "Donald",
+  "Hedy",
+  "Alan",
+  "Katherine",
+  "Tony",
+  "Sophie",
+  "Niklaus",
+  "Annie",
+  "John",
+  "Shafi",
+];
+const surnames = [
+  "Lovelace",
+  "Hopper",
+  "Torvalds",
+  "Liskov",
+  "Thompson",
+  "Hamilton",
+  "Ritchie",
+  "Allen",
+  "Dijkstra",
+  "Perlman",
+  "Knuth",
+  "Lamarr",
+  "Turing",
+  "Johnson",
+  "Hoare",
+  "Wilson",
+  "Wirth",
+  "Easley",
+  "Backus",
+  "Goldwasser",
+];
+const items = [
+  ["Espresso beans", 14.5],
+  ["Desk lamp", 39],
+  ["Mechanical keyboard", 129],
+  ["Notebook", 6.9],
+  ["Headphones", 89],
+  ["Plant pot", 12],
+  ["Teapot", 27.5],
+  ["Bike light", 19.9],
+  ["Backpack", 64],
+  ["Board game", 34.99],
+];
 const pick = (list) => list[Math.floor(Math.random() * list.length)];
 const randomCustomer = () => `${pick(names)} ${pick(surnames)}`;
 
@@ -90,7 +143,8 @@ function choosePreset(value) {
 }
 
 function highlightPreset() {
-  for (const b of document.querySelectorAll("[data-window]")) b.classList.toggle("on", Number(b.dataset.window) === Number(input.window.value));
+  for (const b of document.querySelectorAll("[data-window]"))
+    b.classList.toggle("on", Number(b.dataset.window) === Number(input.window.value));
 }
 
 form.addEventListener("submit", (e) => {
@@ -105,7 +159,8 @@ form.addEventListener("submit", (e) => {
 });
 
 input.window.addEventListener("input", highlightPreset);
-for (const b of document.querySelectorAll("[data-window]")) b.addEventListener("click", () => choosePreset(b.dataset.window));
+for (const b of document.querySelectorAll("[data-window]"))
+  b.addEventListener("click", () => choosePreset(b.dataset.window));
 
 for (const b of document.querySelectorAll("[data-bulk]")) {
   b.addEventListener("click", () => {
@@ -196,7 +251,12 @@ function listTimeline(now) {
   listChanged = false;
   listedAt = now;
   const note = $("#pending-note");
-  note.textContent = all.length === 0 ? "nothing pending" : all.length > SHOWN ? `the first ${SHOWN} of ${all.length.toLocaleString("en")}` : `${all.length} order${all.length === 1 ? "" : "s"}`;
+  note.textContent =
+    all.length === 0
+      ? "nothing pending"
+      : all.length > SHOWN
+        ? `the first ${SHOWN} of ${all.length.toLocaleString("en")}`
+        : `${all.length} order${all.length === 1 ? "" : "s"}`;
 
   // Drop the rows of orders no longer shown, then move rows only where the order changed,
   // so that a row under the pointer stays put.

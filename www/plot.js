@@ -8,7 +8,16 @@ const BINS_PER_DECADE = 4;
 const DECADES = Math.log10(HIGH / LOW);
 const BINS = DECADES * BINS_PER_DECADE;
 
-const colors = { ink: "#1c2230", muted: "#6b7385", grid: "#e9ecf1", dot: "rgba(220, 38, 38, 0.55)", bar: "#fca5a5", barEdge: "#dc2626", p50: "#4f46e5", p99: "#d97706" };
+const colors = {
+  ink: "#1c2230",
+  muted: "#6b7385",
+  grid: "#e9ecf1",
+  dot: "rgba(220, 38, 38, 0.55)",
+  bar: "#fca5a5",
+  barEdge: "#dc2626",
+  p50: "#4f46e5",
+  p99: "#d97706",
+};
 
 export class LatenessPlot {
   /** @param {HTMLCanvasElement} canvas */
@@ -55,7 +64,7 @@ export class LatenessPlot {
     const bottom = h - 22;
     const split = Math.round(left + (w - left) * 0.7);
     const right = w - 6;
-    const y = (ms) => bottom - ((Math.log10(Math.min(Math.max(ms, LOW), HIGH) / LOW)) / DECADES) * (bottom - top);
+    const y = (ms) => bottom - (Math.log10(Math.min(Math.max(ms, LOW), HIGH) / LOW) / DECADES) * (bottom - top);
     const x = (t) => left + ((t - (now - WINDOW_MS)) / WINDOW_MS) * (split - 12 - left);
 
     // Grid and lateness axis.
@@ -74,7 +83,11 @@ export class LatenessPlot {
     }
     g.textAlign = "center";
     g.textBaseline = "top";
-    for (const [t, label] of [[now - WINDOW_MS, "−60 s"], [now - WINDOW_MS / 2, "−30 s"], [now, "now"]]) {
+    for (const [t, label] of [
+      [now - WINDOW_MS, "−60 s"],
+      [now - WINDOW_MS / 2, "−30 s"],
+      [now, "now"],
+    ]) {
       g.fillText(label, x(t), bottom + 6);
     }
     g.fillText("all timeouts", (split + right) / 2, bottom + 6);
@@ -115,7 +128,10 @@ export class LatenessPlot {
     // The queue's p50 and p99.
     g.textBaseline = "bottom";
     g.textAlign = "left";
-    for (const [ms, color, label] of [[p50, colors.p50, "p50"], [p99, colors.p99, "p99"]]) {
+    for (const [ms, color, label] of [
+      [p50, colors.p50, "p50"],
+      [p99, colors.p99, "p99"],
+    ]) {
       if (!(this.count > 0) || !(ms >= 0)) continue;
       const yy = Math.round(y(ms)) + 0.5;
       g.strokeStyle = color;
@@ -126,7 +142,11 @@ export class LatenessPlot {
       g.lineTo(right, yy);
       g.stroke();
       g.setLineDash([]);
-      g.fillText(`${label} ${ms < 10 ? ms.toFixed(2) : ms.toFixed(0)} ms`, label === "p50" ? left + 4 : left + 92, yy - 1);
+      g.fillText(
+        `${label} ${ms < 10 ? ms.toFixed(2) : ms.toFixed(0)} ms`,
+        label === "p50" ? left + 4 : left + 92,
+        yy - 1,
+      );
     }
     if (this.count === 0) {
       g.fillStyle = colors.muted;

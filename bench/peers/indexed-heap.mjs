@@ -125,7 +125,7 @@ export class IndexedHeap {
     for (;;) {
       const first = ARITY * i + 1;
       if (first >= n) break;
-      const end = first + ARITY < n ? first + ARITY : n;
+      const end = Math.min(first + ARITY, n);
       let best = first;
       let bd = deadline[first];
       let bs = seq[first];

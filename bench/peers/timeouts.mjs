@@ -19,7 +19,7 @@ export class TimeoutDelayQueue {
 
   offer(value, delayMs) {
     const id = this.#nextId++;
-    this.#timers.set(id, setTimeout(this.#fire, delayMs > 0 ? delayMs : 0, id, value));
+    this.#timers.set(id, setTimeout(this.#fire, Math.max(delayMs, 0), id, value));
     this.stats.timerArms++;
     return id;
   }

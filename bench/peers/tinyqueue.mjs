@@ -59,7 +59,10 @@ class LazyHeap {
   }
 
   #compact() {
-    this.#heap = new TinyQueue(this.#heap.data.filter((e) => e.live), byKey);
+    this.#heap = new TinyQueue(
+      this.#heap.data.filter((e) => e.live),
+      byKey,
+    );
     this.#dead = 0;
   }
 }

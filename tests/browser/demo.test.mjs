@@ -126,7 +126,8 @@ test("10,000 orders: the page stays responsive, one timer serves them all, none 
     const id = row.dataset.id;
     const t0 = performance.now();
     row.querySelector('[data-action="pay"]').click();
-    while (!document.querySelector(`#log li.paid[data-order="${id}"]`)) await new Promise((r) => requestAnimationFrame(r));
+    while (!document.querySelector(`#log li.paid[data-order="${id}"]`))
+      await new Promise((r) => requestAnimationFrame(r));
     return performance.now() - t0;
   });
   await page.waitForTimeout(1500);
@@ -166,6 +167,7 @@ test("10,000 orders: the page stays responsive, one timer serves them all, none 
   // The screenshot: a test artifact, and (UPDATE_SCREENSHOT=1) the README's picture.
   const png = artifact("demo.png");
   await page.screenshot({ path: png });
-  if (process.env.UPDATE_SCREENSHOT === "1") copyFileSync(png, fileURLToPath(new URL("../../www/screenshot.png", import.meta.url)));
+  if (process.env.UPDATE_SCREENSHOT === "1")
+    copyFileSync(png, fileURLToPath(new URL("../../www/screenshot.png", import.meta.url)));
   await page.close();
 });

@@ -30,15 +30,16 @@ test("a tab shown again delivers every overdue item at once, in order, without i
     Object.defineProperty(document, "hidden", { configurable: true, get: () => visibility !== "visible" });
     const realSetTimeout = setTimeout;
     const held = [];
-    globalThis.setTimeout = (fn, ms) => held.push(ms);
+    globalThis.setTimeout = (_fn, ms) => held.push(ms);
     globalThis.clearTimeout = () => {};
     const sleep = (ms) => new Promise((r) => realSetTimeout(r, ms));
     // One macrotask later: every microtask the event started has run by then.
-    const nextTask = () => new Promise((r) => {
-      const c = new MessageChannel();
-      c.port1.onmessage = r;
-      c.port2.postMessage(null);
-    });
+    const nextTask = () =>
+      new Promise((r) => {
+        const c = new MessageChannel();
+        c.port1.onmessage = r;
+        c.port2.postMessage(null);
+      });
 
     const { DelayQueue } = await import("/js/web.js");
     const queue = new DelayQueue();
@@ -67,7 +68,18 @@ test("a tab shown again delivers every overdue item at once, in order, without i
     await nextTask();
     const afterShown = got.length;
     await sleep(50);
-    return { items, got, whileHidden, afterHiddenEvent, afterShown, shownAt, held, size: queue.size, stats: queue.stats, lastGot: got.length };
+    return {
+      items,
+      got,
+      whileHidden,
+      afterHiddenEvent,
+      afterShown,
+      shownAt,
+      held,
+      size: queue.size,
+      stats: queue.stats,
+      lastGot: got.length,
+    };
   });
 
   assert.ok(r.held.length >= 1, "the queue armed a timer (which never fired)");
@@ -75,7 +87,11 @@ test("a tab shown again delivers every overdue item at once, in order, without i
   assert.equal(r.afterHiddenEvent, 0, "a visibilitychange to hidden flushes nothing");
   assert.equal(r.afterShown, 40, "every overdue item, within the task that showed the page");
   assert.equal(r.lastGot, 40, "and nothing more afterwards");
-  assert.deepEqual(r.got.map((x) => x.i), expectedOrder(r.items), "in deadline order, FIFO among equal delays");
+  assert.deepEqual(
+    r.got.map((x) => x.i),
+    expectedOrder(r.items),
+    "in deadline order, FIFO among equal delays",
+  );
   for (const x of r.got) {
     assert.ok(x.at >= x.deadline, `item ${x.i} delivered ${x.deadline - x.at} ms early`);
     assert.ok(x.at >= r.shownAt, `item ${x.i} delivered before the page was shown`);
@@ -112,14 +128,20 @@ test("a DelayQueue runs inside a Web Worker", async () => {
   assert.equal(r.timedOut, true, "take({timeout: 0}) with nothing due resolves undefined");
   assert.equal(r.items.length, 60);
   assert.equal(r.got.length, 60, "every item came out (each take waited at most 5 s)");
-  assert.deepEqual(r.got.map((x) => x.i), expectedOrder(r.items), "deadline order; the cancelled item never comes");
+  assert.deepEqual(
+    r.got.map((x) => x.i),
+    expectedOrder(r.items),
+    "deadline order; the cancelled item never comes",
+  );
   const late = r.got.map((x) => x.late);
   assert.ok(Math.min(...late) >= 0, `an item came ${-Math.min(...late)} ms early`);
   assert.ok(Math.max(...late) < 1000, `an item came ${Math.max(...late)} ms late`);
   assert.ok(r.stats.timersArmed <= 1);
   // One timer, re-armed per distinct deadline at most (plus the take-timeout and re-arms).
   assert.ok(r.stats.timerArms <= 60 + 5, `${r.stats.timerArms} timer arms for 60 items`);
-  console.log(`# worker: 60 items, lateness median ${late.sort((a, b) => a - b)[30].toFixed(2)} ms, max ${late.at(-1).toFixed(2)} ms, ${r.stats.timerArms} timer arms`);
+  console.log(
+    `# worker: 60 items, lateness median ${late.sort((a, b) => a - b)[30].toFixed(2)} ms, max ${late.at(-1).toFixed(2)} ms, ${r.stats.timerArms} timer arms`,
+  );
   await page.close();
 });
 
@@ -147,12 +169,24 @@ test("a main thread blocked for 500 ms: every overdue item at once, in order, no
     while (performance.now() - blockedAt < 500); // a long task: timers cannot fire
     const unblockedAt = performance.now();
     await Promise.race([consumed, new Promise((r) => setTimeout(r, 5000))]);
-    return { items, got, blockedAt, unblockedAt, wakes: queue.stats.wakes - wakesBefore, stats: queue.stats, size: queue.size };
+    return {
+      items,
+      got,
+      blockedAt,
+      unblockedAt,
+      wakes: queue.stats.wakes - wakesBefore,
+      stats: queue.stats,
+      size: queue.size,
+    };
   });
 
   assert.equal(r.got.length, 200, "none lost");
   assert.equal(r.size, 0);
-  assert.deepEqual(r.got.map((x) => x.i), expectedOrder(r.items), "in deadline order, FIFO among equal delays");
+  assert.deepEqual(
+    r.got.map((x) => x.i),
+    expectedOrder(r.items),
+    "in deadline order, FIFO among equal delays",
+  );
   for (const x of r.got) assert.ok(x.at >= x.deadline, `item ${x.i} delivered ${x.deadline - x.at} ms early`);
   // Everything was overdue when the thread unblocked; it all came out in one go.
   const first = r.got[0].at;
@@ -161,7 +195,9 @@ test("a main thread blocked for 500 ms: every overdue item at once, in order, no
   assert.ok(last - first < 100, `the overdue items took ${last - first} ms to come out`);
   assert.ok(r.wakes <= 2, `${r.wakes} timer wake-ups for one batch`);
   assert.ok(first - r.unblockedAt < 1000, `first delivery ${first - r.unblockedAt} ms after unblocking`);
-  console.log(`# blocked 500 ms: 200 items out ${(first - r.unblockedAt).toFixed(1)} ms after unblocking, over ${(last - first).toFixed(2)} ms, ${r.wakes} wake-up(s); queue lateness p50 ${r.stats.latenessP50.toFixed(1)} ms, delivered ${r.stats.delivered}`);
+  console.log(
+    `# blocked 500 ms: 200 items out ${(first - r.unblockedAt).toFixed(1)} ms after unblocking, over ${(last - first).toFixed(2)} ms, ${r.wakes} wake-up(s); queue lateness p50 ${r.stats.latenessP50.toFixed(1)} ms, delivered ${r.stats.delivered}`,
+  );
   await page.close();
 });
 

@@ -11,12 +11,15 @@ function same(a: unknown, b: unknown): boolean {
   if (Array.isArray(a) !== Array.isArray(b)) return false;
   const ka = Object.keys(a);
   const kb = Object.keys(b);
-  return ka.length === kb.length && ka.every((k) => same((a as Record<string, unknown>)[k], (b as Record<string, unknown>)[k]));
+  return (
+    ka.length === kb.length &&
+    ka.every((k) => same((a as Record<string, unknown>)[k], (b as Record<string, unknown>)[k]))
+  );
 }
 
 export function assertEquals(actual: unknown, expected: unknown, message?: string) {
   if (!same(actual, expected)) {
-    throw new Error(`${message ? message + ": " : ""}expected ${Deno.inspect(expected)}, got ${Deno.inspect(actual)}`);
+    throw new Error(`${message ? `${message}: ` : ""}expected ${Deno.inspect(expected)}, got ${Deno.inspect(actual)}`);
   }
 }
 
@@ -35,7 +38,10 @@ export async function assertRejects(promise: Promise<unknown>, pattern: RegExp) 
   try {
     await promise;
   } catch (e) {
-    assert(pattern.test((e as Error).message), `message ${JSON.stringify((e as Error).message)} does not match ${pattern}`);
+    assert(
+      pattern.test((e as Error).message),
+      `message ${JSON.stringify((e as Error).message)} does not match ${pattern}`,
+    );
     return;
   }
   throw new Error("expected a rejection, the promise resolved");

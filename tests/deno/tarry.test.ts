@@ -1,4 +1,4 @@
-// tarry under Deno, imported by its package name (Deno resolves "tarry" through
+// tarry under Deno, imported by its package name (Deno resolves "tarry-queue" through
 // package.json's `exports`, "deno" condition: js/deno.js). The same essentials as the Node
 // tests: order, FIFO ties, take with timeout and abort, cancel, one host timer,
 // keepAlive: false (Deno.unrefTimer), the Scheduler, snapshots through localStorage, and
@@ -7,7 +7,7 @@
 //
 //   deno test --allow-read --allow-run --allow-write --allow-env tests/deno/
 import { assert, assertEquals, assertRejects, assertThrows } from "./assert.ts";
-import { DelayQueue, Scheduler } from "tarry";
+import { DelayQueue, Scheduler } from "tarry-queue";
 
 const root = new URL("../../", import.meta.url);
 const now = () => performance.now();
@@ -15,17 +15,27 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const LATE_MS = 250;
 
 Deno.test("the package resolves to its Deno entry", () => {
-  assertEquals(import.meta.resolve("tarry"), new URL("js/deno.js", root).href);
+  assertEquals(import.meta.resolve("tarry-queue"), new URL("js/deno.js", root).href);
 });
 
 Deno.test("items come out in deadline order, FIFO among ties, never early", async () => {
   const q = new DelayQueue<string>();
   const t0 = now();
-  const plan: [string, number][] = [["c", 30], ["a", 10], ["b1", 20], ["b2", 20], ["b3", 20], ["now", 0]];
+  const plan: [string, number][] = [
+    ["c", 30],
+    ["a", 10],
+    ["b1", 20],
+    ["b2", 20],
+    ["b3", 20],
+    ["now", 0],
+  ];
   for (const [v, d] of plan) q.offer(v, d);
   const got: [string, number][] = [];
   for (let i = 0; i < plan.length; i++) got.push([(await q.take())!, now() - t0]);
-  assertEquals(got.map((g) => g[0]), ["now", "a", "b1", "b2", "b3", "c"]);
+  assertEquals(
+    got.map((g) => g[0]),
+    ["now", "a", "b1", "b2", "b3", "c"],
+  );
   for (const [v, at] of got) {
     const due = plan.find((p) => p[0] === v)![1];
     assert(at >= due, `${v} came ${due - at} ms early`);
@@ -68,13 +78,19 @@ Deno.test("one host timer for many items and takers", async () => {
   let max = 0;
   // deno-lint-ignore no-explicit-any
   (globalThis as any).setTimeout = (fn: () => void, ms?: number) => {
-    const id: Id = real.set(() => { live.delete(id); fn(); }, ms);
+    const id: Id = real.set(() => {
+      live.delete(id);
+      fn();
+    }, ms);
     live.add(id);
     max = Math.max(max, live.size);
     return id;
   };
   // deno-lint-ignore no-explicit-any
-  (globalThis as any).clearTimeout = (id: Id) => { live.delete(id); real.clear(id); };
+  (globalThis as any).clearTimeout = (id: Id) => {
+    live.delete(id);
+    real.clear(id);
+  };
   try {
     const q = new DelayQueue<number>();
     for (let i = 0; i < 500; i++) q.offer(i, 1 + (i % 25));
@@ -104,14 +120,19 @@ async function runDeno(code: string) {
       stdout: "piped",
       stderr: "piped",
     }).output();
-    return { code: out.code, stdout: new TextDecoder().decode(out.stdout), stderr: new TextDecoder().decode(out.stderr), ms: now() - t0 };
+    return {
+      code: out.code,
+      stdout: new TextDecoder().decode(out.stdout),
+      stderr: new TextDecoder().decode(out.stderr),
+      ms: now() - t0,
+    };
   } finally {
     await Deno.remove(dir, { recursive: true });
   }
 }
 
 Deno.test("keepAlive: false does not hold the process open (Deno.unrefTimer); the default does", async () => {
-  const unref = await runDeno(`import { DelayQueue, Scheduler } from "tarry";
+  const unref = await runDeno(`import { DelayQueue, Scheduler } from "tarry-queue";
     const q = new DelayQueue({ keepAlive: false });
     q.offer("x", 10_000);
     q.take().then(() => console.log("took"));
@@ -119,7 +140,7 @@ Deno.test("keepAlive: false does not hold the process open (Deno.unrefTimer); th
   assertEquals(unref.code, 0, unref.stderr);
   assertEquals(unref.stdout, "");
   assert(unref.ms < 8000, `exited after ${unref.ms} ms`);
-  const held = await runDeno(`import { DelayQueue } from "tarry";
+  const held = await runDeno(`import { DelayQueue } from "tarry-queue";
     const q = new DelayQueue();
     q.offer("x", 100);
     q.take().then((v) => console.log("took", v));`);
@@ -133,7 +154,9 @@ Deno.test("Scheduler: deadline order, FIFO ties, errors to onerror, one timer", 
   const ran: string[] = [];
   s.schedule(() => ran.push("b"), 20);
   s.schedule((x: string) => ran.push(x), 10, "a");
-  s.schedule(() => { throw new Error("boom"); }, 15);
+  s.schedule(() => {
+    throw new Error("boom");
+  }, 15);
   s.schedule(() => ran.push("b2"), 20);
   const h = s.schedule(() => ran.push("never"), 5);
   assert(s.cancel(h));
@@ -157,32 +180,45 @@ Deno.test("snapshot round trip through localStorage", async () => {
   assertEquals((await r.take())!.id, 2);
   assertEquals((await r.take())!.id, 1);
   r.close();
-  assertThrows(() => DelayQueue.restore({ version: 9, size: 0, items: [] }), TypeError, /unsupported snapshot version 9/);
+  assertThrows(
+    () => DelayQueue.restore({ version: 9, size: 0, items: [] }),
+    TypeError,
+    /unsupported snapshot version 9/,
+  );
 });
 
 /** The code block of README.md's `## Runtimes` whose info string is `lang tag`. */
 async function readmeExample(lang: string, tag: string): Promise<string> {
   const readme = await Deno.readTextFile(new URL("README.md", root));
   const section = readme.slice(readme.indexOf("\n## Runtimes"));
-  const m = section.match(new RegExp("```" + lang + " " + tag + "\\n([\\s\\S]*?)```"));
+  const m = section.match(new RegExp(`\`\`\`${lang} ${tag}\\n([\\s\\S]*?)\`\`\``));
   assert(m, `README.md has no \`\`\`${lang} ${tag} block under ## Runtimes`);
   return m[1];
 }
 
 /**
- * Runs README code as a user's project would: in a folder whose node_modules/tarry is this
- * package (Deno's "bring your own node_modules"), so `npm:tarry` resolves through exports.
+ * Runs README code as a user's project would: in a folder whose node_modules/tarry-queue is this
+ * package (Deno's "bring your own node_modules"), so `npm:tarry-queue` resolves through exports.
  */
 async function runInProject(file: string, code: string, args: string[]) {
   const dir = await Deno.makeTempDir();
   try {
     await Deno.mkdir(`${dir}/node_modules`);
-    await Deno.symlink(new URL(".", root).pathname, `${dir}/node_modules/tarry`);
+    await Deno.symlink(new URL(".", root).pathname, `${dir}/node_modules/tarry-queue`);
     await Deno.writeTextFile(`${dir}/package.json`, JSON.stringify({ type: "module", dependencies: { tarry: "*" } }));
     await Deno.writeTextFile(`${dir}/deno.json`, JSON.stringify({ nodeModulesDir: "manual" }));
     await Deno.writeTextFile(`${dir}/${file}`, code);
-    const out = await new Deno.Command(Deno.execPath(), { args: ["run", ...args, file], cwd: dir, stdout: "piped", stderr: "piped" }).output();
-    return { code: out.code, stdout: new TextDecoder().decode(out.stdout), stderr: new TextDecoder().decode(out.stderr) };
+    const out = await new Deno.Command(Deno.execPath(), {
+      args: ["run", ...args, file],
+      cwd: dir,
+      stdout: "piped",
+      stderr: "piped",
+    }).output();
+    return {
+      code: out.code,
+      stdout: new TextDecoder().decode(out.stdout),
+      stderr: new TextDecoder().decode(out.stderr),
+    };
   } finally {
     await Deno.remove(dir, { recursive: true });
   }
@@ -200,8 +236,11 @@ Deno.test("README: the browser example's module runs (in Deno: fetch of file: UR
   const map = html.match(/<script type="importmap">([\s\S]*?)<\/script>/);
   const module = html.match(/<script type="module">([\s\S]*?)<\/script>/);
   assert(map && module, "the browser example has an import map and a module script");
-  // The page's import map, as Deno reads one; node_modules/tarry is this package.
-  const r = await runInProject("main.js", module[1], ["--allow-read", `--import-map=${"data:application/json," + encodeURIComponent(map[1])}`]);
+  // The page's import map, as Deno reads one; node_modules/tarry-queue is this package.
+  const r = await runInProject("main.js", module[1], [
+    "--allow-read",
+    `--import-map=${`data:application/json,${encodeURIComponent(map[1])}`}`,
+  ]);
   assertEquals(r.code, 0, r.stderr);
   assertEquals(r.stdout, await readmeExample("text", "browser-output"));
 });

@@ -1,4 +1,4 @@
-// The DelayQueue as a user imports it: `import { DelayQueue } from "tarry"` (the built
+// The DelayQueue as a user imports it: `import { DelayQueue } from "tarry-queue"` (the built
 // package, resolved through package.json's exports). Order and "never early" are asserted
 // exactly; lateness only with wide margins, because these machines are noisy.
 
@@ -7,7 +7,7 @@ import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
 import { setTimeout as sleep } from "node:timers/promises";
 import { fileURLToPath } from "node:url";
-import { DelayQueue } from "tarry";
+import { DelayQueue } from "tarry-queue";
 
 const root = fileURLToPath(new URL("../..", import.meta.url));
 const now = () => performance.now();
@@ -21,7 +21,7 @@ function watchTimers() {
   const { setTimeout: realSet, clearTimeout: realClear } = globalThis;
   const pending = new Map();
   const w = { armed: 0, maxArmed: 0, arms: 0, delays: [], pending };
-  globalThis.setTimeout = function (fn, ms, ...args) {
+  globalThis.setTimeout = (fn, ms, ...args) => {
     if (!new Error().stack.includes("host.js")) return realSet(fn, ms, ...args);
     let id;
     const run = () => {
@@ -37,7 +37,7 @@ function watchTimers() {
     w.maxArmed = Math.max(w.maxArmed, w.armed);
     return id;
   };
-  globalThis.clearTimeout = function (id) {
+  globalThis.clearTimeout = (id) => {
     if (pending.delete(id)) w.armed--;
     return realClear(id);
   };
@@ -66,14 +66,24 @@ function offerAll(q, items) {
 
 test("items come out in deadline order, FIFO among ties, never early", async () => {
   const q = new DelayQueue();
-  const offered = offerAll(q, [["c", 40], ["a", 10], ["b1", 25], ["b2", 25], ["now", -5], ["b3", 25]]);
+  const offered = offerAll(q, [
+    ["c", 40],
+    ["a", 10],
+    ["b1", 25],
+    ["b2", 25],
+    ["now", -5],
+    ["b3", 25],
+  ]);
   assert.equal(q.size, 6);
   const got = [];
   for (let i = 0; i < offered.length; i++) {
     const v = await q.take();
     got.push({ v, at: now() });
   }
-  assert.deepEqual(got.map((g) => g.v), ["now", "a", "b1", "b2", "b3", "c"]);
+  assert.deepEqual(
+    got.map((g) => g.v),
+    ["now", "a", "b1", "b2", "b3", "c"],
+  );
   for (const g of got) {
     const o = offered.find((x) => x.value === g.v);
     assert.ok(g.at >= o.earliest, `${g.v} came ${o.earliest - g.at} ms early`);
@@ -89,8 +99,14 @@ test("many concurrent takers are served in call order with items in expiry order
   // One clock reading for the batch, so the deadlines are exactly now + delay: delays
   // 1 ms apart and ties, whatever the machine's speed.
   const delays = Array.from({ length: 50 }, (_, i) => (i * 37) % 30);
-  q.offerMany(delays.map((_, i) => i), delays);
-  const expected = delays.map((d, i) => [d, i]).sort((a, b) => a[0] - b[0] || a[1] - b[1]).map(([, i]) => i);
+  q.offerMany(
+    delays.map((_, i) => i),
+    delays,
+  );
+  const expected = delays
+    .map((d, i) => [d, i])
+    .sort((a, b) => a[0] - b[0] || a[1] - b[1])
+    .map(([, i]) => i);
   const results = await Promise.all(takes);
   assert.deepEqual(results, expected);
   const { timerArms, earlyWakes } = q.stats;
@@ -134,7 +150,10 @@ test("an aborted take rejects with the signal's reason and leaves the item", asy
     const p2 = q.take({ signal: ac2.signal });
     await sleep(5);
     ac2.abort();
-    const outcome = await p2.then((v) => ["got", v], () => ["aborted"]);
+    const outcome = await p2.then(
+      (v) => ["got", v],
+      () => ["aborted"],
+    );
     if (outcome[0] === "got") {
       assert.equal(outcome[1], i);
       assert.equal(q.size, 0);
@@ -264,10 +283,14 @@ test("bad input gets a clear error naming the argument and changes nothing", asy
 test("keepAlive: false lets Node exit while a take waits; the default keeps it alive", () => {
   const run = (code) => {
     const t0 = Date.now();
-    const r = spawnSync(process.execPath, ["--input-type=module", "-e", code], { cwd: root, encoding: "utf8", timeout: 20_000 });
+    const r = spawnSync(process.execPath, ["--input-type=module", "-e", code], {
+      cwd: root,
+      encoding: "utf8",
+      timeout: 20_000,
+    });
     return { ...r, ms: Date.now() - t0 };
   };
-  const unref = run(`import { DelayQueue } from "tarry";
+  const unref = run(`import { DelayQueue } from "tarry-queue";
     const q = new DelayQueue({ keepAlive: false });
     q.offer("x", 60_000);
     q.take().then((v) => console.log("took", v));
@@ -276,7 +299,7 @@ test("keepAlive: false lets Node exit while a take waits; the default keeps it a
   assert.equal(unref.stdout.trim(), "waiting");
   assert.ok(unref.ms < 10_000, `exited after ${unref.ms} ms`);
 
-  const kept = run(`import { DelayQueue } from "tarry";
+  const kept = run(`import { DelayQueue } from "tarry-queue";
     const q = new DelayQueue();
     const t0 = performance.now();
     q.offer("x", 300);
@@ -313,7 +336,11 @@ test("close() rejects waiting takes and puts, disarms the timer, and frees the q
 
 test("for await takes items as they expire and ends at close()", async () => {
   const q = new DelayQueue();
-  offerAll(q, [[3, 30], [1, 10], [2, 20]]);
+  offerAll(q, [
+    [3, 30],
+    [1, 10],
+    [2, 20],
+  ]);
   const seen = [];
   for await (const item of q) {
     seen.push(item);
@@ -368,7 +395,10 @@ test("a delay beyond 2^31-1 ms is chained, never early, without TimeoutOverflowW
     assert.equal(await take, "x");
     q.close();
     await sleep(10);
-    assert.deepEqual(warnings.filter((n) => n === "TimeoutOverflowWarning"), []);
+    assert.deepEqual(
+      warnings.filter((n) => n === "TimeoutOverflowWarning"),
+      [],
+    );
   } finally {
     w.restore();
     process.off("warning", onWarning);
@@ -419,8 +449,11 @@ test("offerAt takes a wall-clock deadline as a Date or epoch ms; equal ones stay
     if (i % 20 === 0) await sleep(1);
   }
   const got = [];
-  for (const i of ties) got.push(await q.take());
-  assert.deepEqual(got, ties.map((i) => `tie${i}`));
+  for (const _i of ties) got.push(await q.take());
+  assert.deepEqual(
+    got,
+    ties.map((i) => `tie${i}`),
+  );
   assert.ok(Date.now() >= at, "never before the wall-clock deadline");
 
   q.offerAt("date", new Date(Date.now() + 40));
@@ -485,7 +518,18 @@ test("stats tell what the queue and its timer are doing", async () => {
   q.offer(1, 5);
   q.offer(2, 10);
   const s0 = q.stats;
-  assert.deepEqual(Object.keys(s0).sort(), ["delivered", "earlyWakes", "latenessMax", "latenessP50", "latenessP99", "size", "takers", "timerArms", "timersArmed", "wakes"]);
+  assert.deepEqual(Object.keys(s0).sort(), [
+    "delivered",
+    "earlyWakes",
+    "latenessMax",
+    "latenessP50",
+    "latenessP99",
+    "size",
+    "takers",
+    "timerArms",
+    "timersArmed",
+    "wakes",
+  ]);
   assert.equal(s0.size, 2);
   assert.equal(s0.timersArmed, 0);
   await q.take();
@@ -499,7 +543,14 @@ test("stats tell what the queue and its timer are doing", async () => {
 });
 
 test("CommonJS require() works on Node >= 20.19", () => {
-  const r = spawnSync(process.execPath, ["-e", `const { DelayQueue } = require("tarry"); const q = new DelayQueue(); q.offer(1, -1); console.log(q.poll());`], { cwd: root, encoding: "utf8" });
+  const r = spawnSync(
+    process.execPath,
+    [
+      "-e",
+      `const { DelayQueue } = require("tarry-queue"); const q = new DelayQueue(); q.offer(1, -1); console.log(q.poll());`,
+    ],
+    { cwd: root, encoding: "utf8" },
+  );
   assert.equal(r.stderr.replace(/.*ExperimentalWarning.*\n?|.*--trace-warnings.*\n?/g, ""), "");
   assert.equal(r.stdout.trim(), "1");
 });

@@ -1,5 +1,5 @@
 // README.md's Node example (under ## Runtimes), run as written in a project whose
-// node_modules/tarry is this package, with the node that runs this test (20 or 24).
+// node_modules/tarry-queue is this package, with the node that runs this test (20 or 24).
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { readmeExample } from "../readme.mjs";
@@ -11,12 +11,12 @@ import { fileURLToPath } from "node:url";
 
 const root = fileURLToPath(new URL("../..", import.meta.url));
 
-/** Runs `code` as main.js of a fresh project whose node_modules/tarry is this package. */
+/** Runs `code` as main.js of a fresh project whose node_modules/tarry-queue is this package. */
 function runInProject(code) {
   const dir = mkdtempSync(join(tmpdir(), "tarry-readme-"));
   try {
     mkdirSync(join(dir, "node_modules"));
-    symlinkSync(root, join(dir, "node_modules", "tarry"), "dir");
+    symlinkSync(root, join(dir, "node_modules", "tarry-queue"), "dir");
     writeFileSync(join(dir, "package.json"), JSON.stringify({ type: "module", dependencies: { tarry: "*" } }));
     writeFileSync(join(dir, "main.js"), code);
     return spawnSync(process.execPath, ["main.js"], { cwd: dir, encoding: "utf8", timeout: 20_000 });

@@ -4,7 +4,7 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
 import { fileURLToPath } from "node:url";
-import { Scheduler } from "tarry";
+import { Scheduler } from "tarry-queue";
 
 const root = fileURLToPath(new URL("../..", import.meta.url));
 const now = () => performance.now();
@@ -18,14 +18,31 @@ const LATE_MS = 250;
 function watchHostTimers() {
   const { setTimeout: st, clearTimeout: ct } = globalThis;
   const live = new Set();
-  const w = { live, max: 0, restore() { globalThis.setTimeout = st; globalThis.clearTimeout = ct; } };
+  const w = {
+    live,
+    max: 0,
+    restore() {
+      globalThis.setTimeout = st;
+      globalThis.clearTimeout = ct;
+    },
+  };
   globalThis.setTimeout = (fn, ms, ...args) => {
-    const id = st((...a) => { live.delete(id); fn(...a); }, ms, ...args);
+    const id = st(
+      (...a) => {
+        live.delete(id);
+        fn(...a);
+      },
+      ms,
+      ...args,
+    );
     live.add(id);
     w.max = Math.max(w.max, live.size);
     return id;
   };
-  globalThis.clearTimeout = (id) => { live.delete(id); ct(id); };
+  globalThis.clearTimeout = (id) => {
+    live.delete(id);
+    ct(id);
+  };
   return w;
 }
 
@@ -141,7 +158,10 @@ test("reschedule: an earlier head wakes the timer earlier, a later one waits", a
   assert.equal(s.reschedule(late, 60), true);
   assert.ok(s.delayOf(late) > 50 && s.delayOf(late) <= 60);
   await settled(s);
-  assert.deepEqual(ran.map((r) => r[0]), ["slow", "late"]);
+  assert.deepEqual(
+    ran.map((r) => r[0]),
+    ["slow", "late"],
+  );
   assert.ok(ran[0][1] >= 20 && ran[0][1] < 20 + LATE_MS, `slow ran at ${ran[0][1]}`);
   assert.ok(ran[1][1] >= 60, `late ran at ${ran[1][1]}, before 60`);
   assert.equal(s.reschedule(late, 5), false);
@@ -154,9 +174,13 @@ test("a callback that throws or rejects goes to onerror; the others still run, i
   const s = new Scheduler({ onerror: (e) => errors.push(e.message) });
   const ran = [];
   s.schedule(() => ran.push(1), 5);
-  s.schedule(() => { throw new Error("sync"); }, 6);
+  s.schedule(() => {
+    throw new Error("sync");
+  }, 6);
   s.schedule(() => ran.push(2), 7);
-  s.schedule(async () => { throw new Error("async"); }, 8);
+  s.schedule(async () => {
+    throw new Error("async");
+  }, 8);
   s.schedule(() => ran.push(3), 9);
   await settled(s);
   await sleep(10);
@@ -167,12 +191,18 @@ test("a callback that throws or rejects goes to onerror; the others still run, i
   const original = console.error;
   console.error = (...args) => logged.push(args);
   try {
-    s.onerror = () => { throw new Error("handler broke"); };
-    s.schedule(() => { throw new Error("x"); }, 0);
+    s.onerror = () => {
+      throw new Error("handler broke");
+    };
+    s.schedule(() => {
+      throw new Error("x");
+    }, 0);
     s.schedule(() => ran.push(4), 0);
     await settled(s);
     s.onerror = null; // the default: console.error
-    s.schedule(() => { throw new Error("y"); }, 0);
+    s.schedule(() => {
+      throw new Error("y");
+    }, 0);
     await settled(s);
   } finally {
     console.error = original;
@@ -197,7 +227,10 @@ test("a long callback delays later ones but never reorders them", async () => {
   s.schedule(() => ran.push(["c", now() - t0]), 20);
   s.schedule(() => ran.push(["a0", now() - t0]), 5); // ties with long, scheduled after it
   await settled(s);
-  assert.deepEqual(ran.map((r) => r[0]), ["long", "a0", "b", "c"]);
+  assert.deepEqual(
+    ran.map((r) => r[0]),
+    ["long", "a0", "b", "c"],
+  );
   assert.ok(ran[2][1] >= 65, "b waited for the long callback");
   s.close();
 });
@@ -206,7 +239,9 @@ test("a callback rescheduling itself at delay 0 does not starve the event loop",
   const s = new Scheduler();
   let spins = 0;
   let other = -1;
-  const spin = () => { if (++spins < 200) s.schedule(spin, 0); };
+  const spin = () => {
+    if (++spins < 200) s.schedule(spin, 0);
+  };
   s.schedule(spin, 0);
   setTimeout(() => (other = spins), 1);
   await settled(s);
@@ -218,7 +253,10 @@ test("a callback rescheduling itself at delay 0 does not starve the event loop",
 test("close drops pending callbacks and stops a running wake-up; then schedule throws", async () => {
   const s = new Scheduler();
   const ran = [];
-  s.schedule(() => { ran.push(1); s.close(); }, 5);
+  s.schedule(() => {
+    ran.push(1);
+    s.close();
+  }, 5);
   s.schedule(() => ran.push(2), 5);
   s.schedule(() => ran.push(3), 10);
   await sleep(60);
@@ -241,7 +279,10 @@ test("scheduleAt takes epoch ms or a Date; arguments are checked", async () => {
   s.scheduleAt((x) => ran.push([x, Date.now()]), new Date(at), "date");
   s.scheduleAt((x) => ran.push([x, Date.now()]), at - 1000, "overdue");
   await settled(s);
-  assert.deepEqual(ran.map((r) => r[0]), ["overdue", "date"]);
+  assert.deepEqual(
+    ran.map((r) => r[0]),
+    ["overdue", "date"],
+  );
   assert.ok(ran[1][1] >= at, "a wall-clock deadline is not run early");
   assert.throws(() => s.schedule("nope", 1), TypeError);
   assert.throws(() => s.schedule(() => {}, NaN), RangeError);
@@ -256,15 +297,19 @@ test("scheduleAt takes epoch ms or a Date; arguments are checked", async () => {
 test("keepAlive: false does not hold the process open; the default does", () => {
   const run = (code) => {
     const t0 = now();
-    const r = spawnSync(process.execPath, ["--input-type=module", "-e", code], { cwd: root, encoding: "utf8", timeout: 20_000 });
+    const r = spawnSync(process.execPath, ["--input-type=module", "-e", code], {
+      cwd: root,
+      encoding: "utf8",
+      timeout: 20_000,
+    });
     return { ...r, ms: now() - t0 };
   };
-  const unref = run(`import { Scheduler } from "tarry";
+  const unref = run(`import { Scheduler } from "tarry-queue";
     new Scheduler({ keepAlive: false }).schedule(() => console.log("ran"), 10_000);`);
   assert.equal(unref.status, 0, unref.stderr);
   assert.equal(unref.stdout, "");
   assert.ok(unref.ms < 8000, `exited after ${unref.ms} ms`);
-  const held = run(`import { Scheduler } from "tarry";
+  const held = run(`import { Scheduler } from "tarry-queue";
     new Scheduler().schedule(() => console.log("ran"), 100);`);
   assert.equal(held.status, 0, held.stderr);
   assert.equal(held.stdout, "ran\n");

@@ -1,9 +1,9 @@
 // Snapshots against the built package: round trips, refusals, malformed input.
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { DelayQueue } from "tarry";
+import { DelayQueue } from "tarry-queue";
 
-const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+const _sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 const LATE_MS = 250;
 
 /** Everything `q` holds, in order, taken out by waiting (so no item is early). */
@@ -28,7 +28,10 @@ test("round trip through JSON.stringify: same items, same order, FIFO ties, dead
   assert.deepEqual(q.toArray(), before);
   assert.equal(snap.version, 1);
   assert.equal(snap.size, 6);
-  assert.deepEqual(snap.items.map((i) => i.value), before);
+  assert.deepEqual(
+    snap.items.map((i) => i.value),
+    before,
+  );
   for (let i = 1; i < snap.items.length; i++) assert.ok(snap.items[i - 1].deadline <= snap.items[i].deadline);
   for (const { deadline } of snap.items) assert.ok(Number.isInteger(deadline));
   // offerAt(start + 80) comes back as that wall-clock time: never earlier, and later only
@@ -44,10 +47,16 @@ test("round trip through JSON.stringify: same items, same order, FIFO ties, dead
   assert.equal(r.size, 6);
   assert.deepEqual(r.toArray(), before);
   const got = await takeAll(r, 6);
-  assert.deepEqual(got.map((g) => g.value), before);
+  assert.deepEqual(
+    got.map((g) => g.value),
+    before,
+  );
   const parsed = JSON.parse(text);
   got.forEach((g, i) => {
-    assert.ok(g.at >= parsed.items[i].deadline, `item ${i} came ${parsed.items[i].deadline - g.at} ms before its deadline`);
+    assert.ok(
+      g.at >= parsed.items[i].deadline,
+      `item ${i} came ${parsed.items[i].deadline - g.at} ms before its deadline`,
+    );
     assert.ok(g.at - Math.max(parsed.items[i].deadline, start) < LATE_MS + 100);
   });
   r.close();
@@ -84,13 +93,20 @@ test("restored items are never early and reach a waiting take() in order", async
   const r = DelayQueue.restore(snap, { capacity: 20 });
   assert.equal(r.remainingCapacity, 0);
   const got = await takeAll(r, 20);
-  assert.deepEqual(got.map((g) => g.value), expected);
-  got.forEach((g, i) => assert.ok(g.at >= snap.items[i].deadline, `item ${i} early`));
+  assert.deepEqual(
+    got.map((g) => g.value),
+    expected,
+  );
+  for (const [i, g] of got.entries()) assert.ok(g.at >= snap.items[i].deadline, `item ${i} early`);
   r.close();
 });
 
 test("values JSON cannot carry are refused, naming the item's position; the queue is unchanged", () => {
-  class Point { constructor() { this.x = 1; } }
+  class Point {
+    constructor() {
+      this.x = 1;
+    }
+  }
   const cyclic = { a: {} };
   cyclic.a.back = cyclic;
   const bad = [
@@ -104,7 +120,8 @@ test("values JSON cannot carry are refused, naming the item's position; the queu
     [{ deep: [{ p: new Point() }] }, /items\[1\].*value\.deep\[0\]\.p is a Point/],
     [cyclic, /items\[1\].*value\.a\.back refers back to itself/],
     [[1, undefined], /items\[1\].*value\[1\] is undefined/],
-    [[1, , 3], /items\[1\].*value\[1\] is a hole/], // eslint-disable-line no-sparse-arrays
+    // biome-ignore lint/suspicious/noSparseArray: the hole is what this case tests
+    [[1, , 3], /items\[1\].*value\[1\] is a hole/],
     [{ "odd key": 1n }, /items\[1\].*value\["odd key"\] is a bigint/],
   ];
   for (const [value, message] of bad) {
@@ -113,7 +130,11 @@ test("values JSON cannot carry are refused, naming the item's position; the queu
     q.offer(value, 20);
     q.offer("third", 30);
     const before = q.toArray();
-    assert.throws(() => q.snapshot(), (e) => e instanceof TypeError && message.test(e.message), String(message));
+    assert.throws(
+      () => q.snapshot(),
+      (e) => e instanceof TypeError && message.test(e.message),
+      String(message),
+    );
     assert.equal(q.size, 3);
     assert.deepEqual(q.toArray(), before);
     assert.equal(q.poll(), undefined);
@@ -134,25 +155,91 @@ test("malformed snapshots give a clear error and never a queue", () => {
     ["a string", "{}", TypeError, /a snapshot must be an object .*, got string/],
     ["no version", { size: 0, items: [] }, TypeError, /missing field `version`/],
     ["wrong version", { version: 2, size: 0, items: [] }, TypeError, /unsupported snapshot version 2/],
-    ["version as text", { version: "1", size: 0, items: [] }, TypeError, /invalid version: string "1", expected the number 1/],
+    [
+      "version as text",
+      { version: "1", size: 0, items: [] },
+      TypeError,
+      /invalid version: string "1", expected the number 1/,
+    ],
     ["no size", { version: 1, items: [] }, TypeError, /missing field `size`/],
     ["no items", { version: 1, size: 0 }, TypeError, /missing field `items`/],
-    ["items not an array", { version: 1, size: 1, items: { 0: item } }, TypeError, /invalid items: an object, expected an array/],
+    [
+      "items not an array",
+      { version: 1, size: 1, items: { 0: item } },
+      TypeError,
+      /invalid items: an object, expected an array/,
+    ],
     ["items a string", { version: 1, size: 1, items: "x" }, TypeError, /invalid items: string, expected an array/],
-    ["items a Set", { version: 1, size: 1, items: new Set([item]) }, TypeError, /invalid items: a Set, expected an array/],
-    ["an error late in a long array", ok([...Array(999).fill(item), { value: 1, deadline: "x" }]), TypeError, /items\[999\]\.deadline/],
-    ["missing deadline", ok([item, { value: 1 }]), TypeError, /items\[1\]\.deadline must be a finite number of epoch milliseconds, got nothing/],
+    [
+      "items a Set",
+      { version: 1, size: 1, items: new Set([item]) },
+      TypeError,
+      /invalid items: a Set, expected an array/,
+    ],
+    [
+      "an error late in a long array",
+      ok([...Array(999).fill(item), { value: 1, deadline: "x" }]),
+      TypeError,
+      /items\[999\]\.deadline/,
+    ],
+    [
+      "missing deadline",
+      ok([item, { value: 1 }]),
+      TypeError,
+      /items\[1\]\.deadline must be a finite number of epoch milliseconds, got nothing/,
+    ],
     ["missing value", ok([item, item, { deadline: 5 }]), TypeError, /items\[2\]\.value is missing/],
     ["null value", ok([{ value: null, deadline: 5 }]), TypeError, /items\[0\]\.value is null/],
-    ["deadline as text", ok([item, { value: 1, deadline: "1767225600000" }]), TypeError, /items\[1\]\.deadline must be a finite number of epoch milliseconds, got string "1767225600000"/],
+    [
+      "deadline as text",
+      ok([item, { value: 1, deadline: "1767225600000" }]),
+      TypeError,
+      /items\[1\]\.deadline must be a finite number of epoch milliseconds, got string "1767225600000"/,
+    ],
     ["NaN deadline", ok([{ value: 1, deadline: NaN }]), TypeError, /items\[0\]\.deadline must be a finite number.*NaN/],
-    ["infinite deadline", ok([{ value: 1, deadline: -Infinity }]), TypeError, /items\[0\]\.deadline must be a finite.*-Infinity/],
-    ["a Date deadline", ok([{ value: 1, deadline: new Date() }]), TypeError, /items\[0\]\.deadline must be .*, got a Date/],
-    ["an item that is null", ok([item, null]), TypeError, /items\[1\] must be an object \{ value, deadline \}, got null/],
-    ["truncated array", { version: 1, size: 5, items: [item, item, item] }, TypeError, /truncated: it says it holds 5 items and has 3/],
-    ["size not a count", { version: 1, size: -1, items: [] }, TypeError, /invalid size: number "-1", expected a count of items/],
-    ["huge sparse array", { version: 1, size: 2 ** 32 - 1, items: new Array(2 ** 32 - 1) }, RangeError, /holds 4294967295 items, more than tarry restores at once/],
-    ["sparse array", { version: 1, size: 3, items: [item, , item] }, TypeError, /items\[1\] must be an object \{ value, deadline \}, got undefined/], // eslint-disable-line no-sparse-arrays
+    [
+      "infinite deadline",
+      ok([{ value: 1, deadline: -Infinity }]),
+      TypeError,
+      /items\[0\]\.deadline must be a finite.*-Infinity/,
+    ],
+    [
+      "a Date deadline",
+      ok([{ value: 1, deadline: new Date() }]),
+      TypeError,
+      /items\[0\]\.deadline must be .*, got a Date/,
+    ],
+    [
+      "an item that is null",
+      ok([item, null]),
+      TypeError,
+      /items\[1\] must be an object \{ value, deadline \}, got null/,
+    ],
+    [
+      "truncated array",
+      { version: 1, size: 5, items: [item, item, item] },
+      TypeError,
+      /truncated: it says it holds 5 items and has 3/,
+    ],
+    [
+      "size not a count",
+      { version: 1, size: -1, items: [] },
+      TypeError,
+      /invalid size: number "-1", expected a count of items/,
+    ],
+    [
+      "huge sparse array",
+      { version: 1, size: 2 ** 32 - 1, items: new Array(2 ** 32 - 1) },
+      RangeError,
+      /holds 4294967295 items, more than tarry restores at once/,
+    ],
+    [
+      "sparse array",
+      // biome-ignore lint/suspicious/noSparseArray: the hole is what this case tests
+      { version: 1, size: 3, items: [item, , item] },
+      TypeError,
+      /items\[1\] must be an object \{ value, deadline \}, got undefined/,
+    ], // eslint-disable-line no-sparse-arrays
   ];
   for (const [name, snap, Kind, message] of cases) {
     const t0 = performance.now();
@@ -167,7 +254,10 @@ test("malformed snapshots give a clear error and never a queue", () => {
   }
   // More items than a bounded queue holds: refused before anything is built.
   const three = ok([item, item, item]);
-  assert.throws(() => DelayQueue.restore(three, { capacity: 2 }), (e) => e instanceof RangeError && /holds 3 items, more than the queue's capacity \(2\)/.test(e.message));
+  assert.throws(
+    () => DelayQueue.restore(three, { capacity: 2 }),
+    (e) => e instanceof RangeError && /holds 3 items, more than the queue's capacity \(2\)/.test(e.message),
+  );
   assert.equal(DelayQueue.restore(three, { capacity: 3 }).size, 3);
 });
 
@@ -183,7 +273,9 @@ test("a large snapshot: 200k items round-trip in order (timings reported)", (t) 
   t0 = performance.now();
   const r = DelayQueue.restore(JSON.parse(text));
   const restoreMs = performance.now() - t0;
-  t.diagnostic(`snapshot ${n} items: ${snapMs.toFixed(0)} ms (${((snapMs * 1e6) / n).toFixed(0)} ns/item); JSON ${(text.length / 1e6).toFixed(1)} MB; parse + restore ${restoreMs.toFixed(0)} ms`);
+  t.diagnostic(
+    `snapshot ${n} items: ${snapMs.toFixed(0)} ms (${((snapMs * 1e6) / n).toFixed(0)} ns/item); JSON ${(text.length / 1e6).toFixed(1)} MB; parse + restore ${restoreMs.toFixed(0)} ms`,
+  );
   assert.equal(r.size, n);
   const a = q.toArray();
   const b = r.toArray();

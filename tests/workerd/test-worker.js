@@ -1,5 +1,5 @@
 // The worker the workerd test runs: README.md's Cloudflare Workers example (module
-// "example.js", written out by the test with `tarry` resolved as a bundler would), plus a
+// "example.js", written out by the test with `tarry-queue` resolved as a bundler would), plus a
 // few routes only the test needs: evict the object, count its constructions, and carry a
 // DelayQueue snapshot through Durable Object storage.
 import example, { Reminders } from "./example.js";

@@ -3,7 +3,7 @@
 //
 //   node_modules/node24/bin/node --test tests/workerd/
 //
-// The worker is README.md's Cloudflare Workers example, with `tarry` resolved the way a
+// The worker is README.md's Cloudflare Workers example, with `tarry-queue` resolved the way a
 // bundler resolves it (package.json `exports`, condition "workerd") and the package's files
 // as modules (the wasm as a compiled WebAssembly module, as Workers require).
 import { test, before, after } from "node:test";
@@ -29,11 +29,15 @@ function files(dir) {
 
 function modules() {
   const pkg = JSON.parse(readFileSync(join(root, "package.json"), "utf8"));
-  const entry = pkg.exports["."].workerd; // what wrangler's bundler picks for "tarry"
+  const entry = pkg.exports["."].workerd; // what wrangler's bundler picks for "tarry-queue"
   assert.equal(entry, "./js/workerd.js");
-  const example = readmeExample("js", "worker").replaceAll('from "tarry"', `from ${JSON.stringify(entry)}`);
+  const example = readmeExample("js", "worker").replaceAll('from "tarry-queue"', `from ${JSON.stringify(entry)}`);
   const mods = [
-    { type: "ESModule", path: join(root, "test-worker.js"), contents: readFileSync(join(root, "tests/workerd/test-worker.js"), "utf8") },
+    {
+      type: "ESModule",
+      path: join(root, "test-worker.js"),
+      contents: readFileSync(join(root, "tests/workerd/test-worker.js"), "utf8"),
+    },
     { type: "ESModule", path: join(root, "example.js"), contents: example },
   ];
   for (const f of [...files("js"), ...files("dist")]) {
@@ -55,7 +59,10 @@ function start() {
 }
 
 async function call(mf, path, body) {
-  const res = await mf.dispatchFetch(`http://tarry.test${path}`, body === undefined ? {} : { method: "POST", body: JSON.stringify(body) });
+  const res = await mf.dispatchFetch(
+    `http://tarry.test${path}`,
+    body === undefined ? {} : { method: "POST", body: JSON.stringify(body) },
+  );
   const text = await res.text();
   assert.equal(res.status, 200, `${path}: ${res.status} ${text}`);
   return JSON.parse(text);
@@ -67,14 +74,18 @@ async function waitSent(mf, n, limit = 10_000) {
   for (;;) {
     const state = await call(mf, "/state");
     if (state.sent.length >= n) return state;
-    if (Date.now() - t0 > limit) assert.fail(`only ${state.sent.length} of ${n} sent after ${limit} ms: ${JSON.stringify(state)}`);
+    if (Date.now() - t0 > limit)
+      assert.fail(`only ${state.sent.length} of ${n} sent after ${limit} ms: ${JSON.stringify(state)}`);
     await sleep(50);
   }
 }
 
 /** Order by deadline, FIFO among ties, never early (Date.now() in workerd), not too late. */
 function assertDelivered(sent, expectedTexts) {
-  assert.deepEqual(sent.map((s) => s.text), expectedTexts);
+  assert.deepEqual(
+    sent.map((s) => s.text),
+    expectedTexts,
+  );
   for (const s of sent) {
     assert.ok(s.sentAt >= s.due, `${s.text} sent ${s.due - s.sentAt} ms before it was due`);
   }
@@ -108,7 +119,8 @@ test("offered in one request, delivered by the alarm in deadline order, FIFO tie
     assert.equal(offered.pending, 5);
     const state = await waitSent(mf, 5);
     assertDelivered(state.sent, ["overdue", "a", "b1", "b2", "c"]);
-    for (const s of state.sent) assert.ok(s.sentAt - Math.max(s.due, 0) < LATE_MS, `${s.text} ${s.sentAt - s.due} ms late`);
+    for (const s of state.sent)
+      assert.ok(s.sentAt - Math.max(s.due, 0) < LATE_MS, `${s.text} ${s.sentAt - s.due} ms late`);
     assert.deepEqual(state.pending, []);
     assert.equal(state.alarm, null, "no alarm once the queue is empty");
   } finally {
@@ -173,12 +185,22 @@ test("a restart of workerd in between loses nothing; overdue items come out in o
 test("a DelayQueue snapshot survives in Durable Object storage across an eviction", async () => {
   const mf = start();
   try {
-    const saved = await call(mf, "/snapshot/save", [["late", 300], ["tie-1", 150], ["overdue", -20], ["tie-2", 150], ["soon", 50]]);
+    const saved = await call(mf, "/snapshot/save", [
+      ["late", 300],
+      ["tie-1", 150],
+      ["overdue", -20],
+      ["tie-2", 150],
+      ["soon", 50],
+    ]);
     assert.deepEqual(saved.expected, ["overdue", "soon", "tie-1", "tie-2", "late"]);
     await (await mf.dispatchFetch("http://tarry.test/evict")).text();
     const { got, deadlines } = await call(mf, "/snapshot/restore");
-    assert.deepEqual(got.map((g) => g.value), saved.expected);
-    got.forEach((g, i) => assert.ok(g.at >= deadlines[i], `${g.value} taken ${deadlines[i] - g.at} ms early`));
+    assert.deepEqual(
+      got.map((g) => g.value),
+      saved.expected,
+    );
+    for (const [i, g] of got.entries())
+      assert.ok(g.at >= deadlines[i], `${g.value} taken ${deadlines[i] - g.at} ms early`);
   } finally {
     await mf.dispose();
   }
