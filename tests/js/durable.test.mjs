@@ -203,6 +203,28 @@ test("a callback failure leaves the alarm set for a retry, even when alarm() swa
   assert.deepEqual(r.values(), ["poison", "next"]);
 });
 
+test("a callback that cancels its own item and then throws still leaves the alarm set for the rest", async (t) => {
+  const clock = manualClock(t);
+  const storage = new FakeStorage();
+  const q = await open(storage);
+  const a = await q.offer("a", 10);
+  await q.offer("b", 5000);
+  clock.advance(10);
+  await storage.fire(() =>
+    q
+      .deliver(async () => {
+        await q.cancel(a);
+        throw new Error("failed after cancelling");
+      })
+      .catch(() => {}),
+  );
+  assert.deepEqual(
+    q.toArray().map((i) => i.value),
+    ["b"],
+  );
+  assertAlarmExact(q, storage);
+});
+
 test("bad input: clear errors that name the argument, returned as rejections, and nothing changes", async (t) => {
   manualClock(t);
   const storage = new FakeStorage();
