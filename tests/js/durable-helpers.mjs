@@ -31,6 +31,11 @@ export function reopen(storage) {
   return DurableDelayQueue.open(storage.clone());
 }
 
+/** The values in the queue, head first. */
+export function values(queue) {
+  return queue.toArray().map((i) => i.value);
+}
+
 /** Memory agrees with storage: a queue read back from storage holds the same items, in order. */
 export async function assertAgrees(queue, storage, message = "") {
   const back = await reopen(storage);

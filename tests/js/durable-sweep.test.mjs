@@ -16,6 +16,7 @@ import {
   assertAlarmExact,
   assertAlarmNotLate,
   manualClock,
+  values,
 } from "./durable-helpers.mjs";
 
 /** The queue every situation starts from: a (100), b and c (both 300, FIFO), d (500). */
@@ -35,8 +36,6 @@ async function build(
   for (const [value, delay] of items) ids[value] = await queue.offer(value, delay);
   return { storage, queue, ids };
 }
-
-const values = (queue) => queue.toArray().map((i) => i.value);
 
 /**
  * Situations: `prepare` (optional) shapes the queue; `call` is the operation under test;

@@ -13,9 +13,17 @@ import {
   assertAlarmExact,
   manualClock,
   reopen,
+  values,
 } from "./durable-helpers.mjs";
 
 const open = (storage, opts) => DurableDelayQueue.open(storage, opts);
+
+/** A clock at T0, an empty storage and a queue on it. */
+async function fresh(t) {
+  const clock = manualClock(t);
+  const storage = new FakeStorage();
+  return { clock, storage, q: await open(storage) };
+}
 /** Lets every other pending task run (a callback that awaits I/O). */
 const tick = () => new Promise((r) => setImmediate(r));
 
@@ -32,18 +40,13 @@ function recorder() {
 // ---- the defects of issue 9, item 7 ------------------------------------------------------
 
 test("offer: a failing setAlarm changes nothing; the retry stores one item and sets the alarm", async (t) => {
-  const clock = manualClock(t);
-  const storage = new FakeStorage();
-  const q = await open(storage);
+  const { clock, storage, q } = await fresh(t);
   storage.failOn("setAlarm");
   await assert.rejects(q.offer("a", 1000), { name: "InjectedFailure" });
   assert.equal(q.size, 0);
   assert.deepEqual(storage.dump(), new FakeStorage().dump(), "nothing stored");
   const id = await q.offer("a", 1000);
-  assert.deepEqual(
-    q.toArray().map((i) => i.value),
-    ["a"],
-  );
+  assert.deepEqual(values(q), ["a"]);
   assert.equal(storage.alarm, T0 + 1000);
   await assertAgrees(q, storage);
   // And the queue knows the alarm as it is: an earlier offer moves it.
@@ -57,16 +60,11 @@ test("offer: a failing setAlarm changes nothing; the retry stores one item and s
 });
 
 test("offerAt: a deadline workerd cannot set an alarm for (<= 0) is simply overdue", async (t) => {
-  manualClock(t);
-  const storage = new FakeStorage();
-  const q = await open(storage);
+  const { storage, q } = await fresh(t);
   await q.offerAt("epoch", 0);
   await q.offerAt("before 1970", -5000);
   await q.offer("later", 100);
-  assert.deepEqual(
-    q.toArray().map((i) => i.value),
-    ["before 1970", "epoch", "later"],
-  );
+  assert.deepEqual(values(q), ["before 1970", "epoch", "later"]);
   assert.ok(storage.alarm !== null && storage.alarm <= T0, `alarm ${storage.alarm} is not at once`);
   const r = recorder();
   await storage.fire(() => q.deliver(r.callback));
@@ -75,9 +73,7 @@ test("offerAt: a deadline workerd cannot set an alarm for (<= 0) is simply overd
 });
 
 test("cancel: a failing delete changes nothing, in memory or storage; the retry cancels", async (t) => {
-  manualClock(t);
-  const storage = new FakeStorage();
-  const q = await open(storage);
+  const { storage, q } = await fresh(t);
   const a = await q.offer("a", 100);
   await q.offer("b", 200);
   const before = { items: q.toArray(), stored: storage.dump() };
@@ -92,9 +88,7 @@ test("cancel: a failing delete changes nothing, in memory or storage; the retry 
 });
 
 test("reschedule: a failing put changes nothing, in memory or storage; the retry moves it", async (t) => {
-  manualClock(t);
-  const storage = new FakeStorage();
-  const q = await open(storage);
+  const { storage, q } = await fresh(t);
   const a = await q.offer("a", 100);
   await q.offer("b", 200);
   const before = { items: q.toArray(), stored: storage.dump() };
@@ -104,18 +98,13 @@ test("reschedule: a failing put changes nothing, in memory or storage; the retry
   assert.deepEqual(storage.dump(), before.stored);
   assert.equal(await q.reschedule(a, 300), true);
   assert.equal(q.deadlineOf(a), T0 + 300);
-  assert.deepEqual(
-    q.toArray().map((i) => i.value),
-    ["b", "a"],
-  );
+  assert.deepEqual(values(q), ["b", "a"]);
   await assertAgrees(q, storage);
   assertAlarmExact(q, storage);
 });
 
 test("deliver: two overlapping calls hand each item out once", async (t) => {
-  const clock = manualClock(t);
-  const storage = new FakeStorage();
-  const q = await open(storage);
+  const { clock, storage, q } = await fresh(t);
   for (const v of ["a", "b", "c"]) await q.offer(v, 10);
   clock.advance(10);
   const r = recorder();
@@ -130,9 +119,7 @@ test("deliver: two overlapping calls hand each item out once", async (t) => {
 });
 
 test("deliver: a failing delete after the callback keeps the item in memory and storage (delivered again)", async (t) => {
-  const clock = manualClock(t);
-  const storage = new FakeStorage();
-  const q = await open(storage);
+  const { clock, storage, q } = await fresh(t);
   await q.offer("a", 10);
   await q.offer("b", 10);
   clock.advance(10);
@@ -142,10 +129,7 @@ test("deliver: a failing delete after the callback keeps the item in memory and 
     storage.fire(() => q.deliver(r.callback)),
     { name: "InjectedFailure" },
   );
-  assert.deepEqual(
-    q.toArray().map((i) => i.value),
-    ["a", "b"],
-  );
+  assert.deepEqual(values(q), ["a", "b"]);
   await assertAgrees(q, storage);
   assert.ok(storage.alarm !== null, "the alarm stays for the runtime's retry");
   await storage.fire(() => q.deliver(r.callback));
@@ -154,9 +138,7 @@ test("deliver: a failing delete after the callback keeps the item in memory and 
 });
 
 test("a value is copied when offered: changing the caller's object later changes neither memory nor storage", async (t) => {
-  const clock = manualClock(t);
-  const storage = new FakeStorage();
-  const q = await open(storage);
+  const { clock, storage, q } = await fresh(t);
   const order = { id: 42, lines: ["tea"] };
   await q.offer(order, 10);
   order.lines.push("cake");
@@ -179,9 +161,7 @@ test("a value is copied when offered: changing the caller's object later changes
 });
 
 test("a callback failure leaves the alarm set for a retry, even when alarm() swallows the error", async (t) => {
-  const clock = manualClock(t);
-  const storage = new FakeStorage();
-  const q = await open(storage);
+  const { clock, storage, q } = await fresh(t);
   await q.offer("poison", 10);
   await q.offer("next", 20);
   clock.advance(20);
@@ -204,9 +184,7 @@ test("a callback failure leaves the alarm set for a retry, even when alarm() swa
 });
 
 test("a callback that cancels its own item and then throws still leaves the alarm set for the rest", async (t) => {
-  const clock = manualClock(t);
-  const storage = new FakeStorage();
-  const q = await open(storage);
+  const { clock, storage, q } = await fresh(t);
   const a = await q.offer("a", 10);
   await q.offer("b", 5000);
   clock.advance(10);
@@ -218,17 +196,12 @@ test("a callback that cancels its own item and then throws still leaves the alar
       })
       .catch(() => {}),
   );
-  assert.deepEqual(
-    q.toArray().map((i) => i.value),
-    ["b"],
-  );
+  assert.deepEqual(values(q), ["b"]);
   assertAlarmExact(q, storage);
 });
 
 test("bad input: clear errors that name the argument, returned as rejections, and nothing changes", async (t) => {
-  manualClock(t);
-  const storage = new FakeStorage();
-  const q = await open(storage);
+  const { storage, q } = await fresh(t);
   const id = await q.offer("kept", 100);
   const before = { items: q.toArray(), stored: storage.dump() };
   const bad = [
@@ -311,19 +284,14 @@ test("open: storage that does not hold tarry items is refused, naming the key, a
 // ---- each method on its own -----------------------------------------------------------------
 
 test("offer and offerAt: deadline order, FIFO among equal deadlines, the same after a restart", async (t) => {
-  manualClock(t);
-  const storage = new FakeStorage();
-  const q = await open(storage);
+  const { storage, q } = await fresh(t);
   await q.offer("c", 300);
   await q.offerAt("a", T0 + 100);
   await q.offer("b1", 200);
   await q.offerAt("b2", new Date(T0 + 200));
   await q.offer("b3", 200);
   const order = ["a", "b1", "b2", "b3", "c"];
-  assert.deepEqual(
-    q.toArray().map((i) => i.value),
-    order,
-  );
+  assert.deepEqual(values(q), order);
   assert.deepEqual(
     q.toArray().map((i) => i.deadline),
     [100, 200, 200, 200, 300].map((d) => T0 + d),
@@ -335,9 +303,7 @@ test("offer and offerAt: deadline order, FIFO among equal deadlines, the same af
 });
 
 test("offerAt: a Date or epoch ms, fractional deadlines keep the alarm from firing early", async (t) => {
-  const clock = manualClock(t);
-  const storage = new FakeStorage();
-  const q = await open(storage);
+  const { clock, storage, q } = await fresh(t);
   const id = await q.offerAt("frac", T0 + 10.25);
   assert.equal(q.deadlineOf(id), T0 + 10.25);
   assert.equal(storage.alarm, T0 + 11, "rounded up, never down");
@@ -351,9 +317,7 @@ test("offerAt: a Date or epoch ms, fractional deadlines keep the alarm from firi
 });
 
 test("ids: stable across restarts, never reused, even after every item is gone", async (t) => {
-  const clock = manualClock(t);
-  const storage = new FakeStorage();
-  const q = await open(storage);
+  const { clock, storage, q } = await fresh(t);
   const ids = [await q.offer("a", 1), await q.offer("b", 2), await q.offer("c", 3)];
   assert.equal(new Set(ids).size, 3);
   const back = await reopen(storage);
@@ -365,16 +329,14 @@ test("ids: stable across restarts, never reused, even after every item is gone",
   clock.advance(5);
   await q.deliver(() => {});
   assert.equal(q.size, 0);
-  const fresh = await reopen(storage);
-  const next = await fresh.offer("d", 1);
+  const restarted = await reopen(storage);
+  const next = await restarted.offer("d", 1);
   assert.ok(!ids.includes(next), `id ${next} reused`);
-  assert.equal(await fresh.cancel(ids[0]), undefined, "an old id names nothing");
+  assert.equal(await restarted.cancel(ids[0]), undefined, "an old id names nothing");
 });
 
 test("cancel: its value; undefined for an id that names nothing (now or twice); the alarm follows the head", async (t) => {
-  manualClock(t);
-  const storage = new FakeStorage();
-  const q = await open(storage);
+  const { storage, q } = await fresh(t);
   const a = await q.offer("a", 100);
   const b = await q.offer("b", 200);
   const c = await q.offer("c", 300);
@@ -392,18 +354,12 @@ test("cancel: its value; undefined for an id that names nothing (now or twice); 
 });
 
 test("reschedule: moves the item, behind items due at the same time; false for an unknown id", async (t) => {
-  const clock = manualClock(t);
-  const storage = new FakeStorage();
-  const q = await open(storage);
+  const { clock, storage, q } = await fresh(t);
   const a = await q.offer("a", 100);
   await q.offer("b", 200);
   await q.offer("c", 300);
   assert.equal(await q.reschedule(a, 200), true);
-  assert.deepEqual(
-    q.toArray().map((i) => i.value),
-    ["b", "a", "c"],
-    "behind b, which was due at the same time first",
-  );
+  assert.deepEqual(values(q), ["b", "a", "c"], "behind b, which was due at the same time first");
   assert.equal(storage.alarm, T0 + 200);
   assert.equal(await q.reschedule(a, 50), true);
   assert.equal(storage.alarm, T0 + 50, "an earlier head moves the alarm earlier");
@@ -418,9 +374,7 @@ test("reschedule: moves the item, behind items due at the same time; false for a
 });
 
 test("peek, deadlineOf, toArray: the head, a deadline, every item; copies, and nothing for an empty queue", async (t) => {
-  manualClock(t);
-  const storage = new FakeStorage();
-  const q = await open(storage);
+  const { storage, q } = await fresh(t);
   assert.equal(q.peek(), undefined);
   assert.deepEqual(q.toArray(), []);
   assert.equal(q.deadlineOf(0), undefined);
@@ -463,9 +417,7 @@ test("prefix: two prefixes keep their items apart in one storage", async (t) => 
 // ---- the alarm and deliver() ----------------------------------------------------------------
 
 test("an alarm that fires early delivers nothing and sets the alarm for the head again", async (t) => {
-  const clock = manualClock(t);
-  const storage = new FakeStorage();
-  const q = await open(storage);
+  const { clock, storage, q } = await fresh(t);
   await q.offer("a", 1000);
   clock.advance(999);
   const r = recorder();
@@ -476,9 +428,7 @@ test("an alarm that fires early delivers nothing and sets the alarm for the head
 });
 
 test("an alarm that fires late delivers every overdue item in order, FIFO ties, none early", async (t) => {
-  const clock = manualClock(t);
-  const storage = new FakeStorage();
-  const q = await open(storage);
+  const { clock, storage, q } = await fresh(t);
   await q.offer("d", 5000);
   await q.offer("b1", 200);
   await q.offer("a", 100);
@@ -490,17 +440,12 @@ test("an alarm that fires late delivers every overdue item in order, FIFO ties, 
   assert.equal(await storage.fire(() => q.deliver(r.callback)), 5);
   assert.deepEqual(r.values(), ["a", "b1", "b2", "c", "d"]);
   for (const g of r.got) assert.ok(g.deadline <= clock.now);
-  assert.deepEqual(
-    q.toArray().map((i) => i.value),
-    ["e"],
-  );
+  assert.deepEqual(values(q), ["e"]);
   assertAlarmExact(q, storage);
 });
 
 test("an alarm that fires twice delivers nothing the second time", async (t) => {
-  const clock = manualClock(t);
-  const storage = new FakeStorage();
-  const q = await open(storage);
+  const { clock, storage, q } = await fresh(t);
   await q.offer("a", 10);
   await q.offer("b", 500);
   clock.advance(10);
@@ -512,9 +457,7 @@ test("an alarm that fires twice delivers nothing the second time", async (t) => 
 });
 
 test("items that come due while a delivery runs wait for the next alarm, which is set at once", async (t) => {
-  const clock = manualClock(t);
-  const storage = new FakeStorage();
-  const q = await open(storage);
+  const { clock, storage, q } = await fresh(t);
   await q.offer("a", 10);
   await q.offer("b", 20);
   clock.advance(10);
@@ -527,18 +470,13 @@ test("items that come due while a delivery runs wait for the next alarm, which i
     }),
   );
   assert.deepEqual(r.values(), ["a"]);
-  assert.deepEqual(
-    q.toArray().map((i) => i.value),
-    ["b", "a-follow-up"],
-  );
+  assert.deepEqual(values(q), ["b", "a-follow-up"]);
   assert.ok(storage.alarm <= clock.now, "overdue items: the alarm fires at once");
   await assertAgrees(q, storage);
 });
 
 test("a callback may cancel or reschedule its own item; deliver then leaves it as that call left it", async (t) => {
-  const clock = manualClock(t);
-  const storage = new FakeStorage();
-  const q = await open(storage);
+  const { clock, storage, q } = await fresh(t);
   const a = await q.offer("cancel me", 10);
   const b = await q.offer("retry me later", 10);
   await q.offer("plain", 10);
@@ -557,9 +495,7 @@ test("a callback may cancel or reschedule its own item; deliver then leaves it a
 });
 
 test("a callback that throws: deliver rejects with its error, the item stays at the head and is delivered again (at least once)", async (t) => {
-  const clock = manualClock(t);
-  const storage = new FakeStorage();
-  const q = await open(storage);
+  const { clock, storage, q } = await fresh(t);
   await q.offer("ok", 10);
   await q.offer("flaky", 20);
   await q.offer("behind", 30);
@@ -575,7 +511,7 @@ test("a callback that throws: deliver rejects with its error, the item stays at 
     /flaky failed 1/,
   );
   assert.deepEqual(
-    q.toArray().map((i) => i.value),
+    values(q),
     ["flaky", "behind"],
     "delivered items are gone; the failed one and those behind it stay, in order",
   );
@@ -597,9 +533,7 @@ test("a callback that throws: deliver rejects with its error, the item stays at 
 });
 
 test("deliver() called outside an alarm, alongside the alarm: each item once, in order", async (t) => {
-  const clock = manualClock(t);
-  const storage = new FakeStorage();
-  const q = await open(storage);
+  const { clock, storage, q } = await fresh(t);
   for (let i = 0; i < 20; i++) await q.offer(i, i % 3);
   clock.advance(5);
   const r = recorder();
@@ -613,9 +547,7 @@ test("deliver() called outside an alarm, alongside the alarm: each item once, in
 });
 
 test("offers, cancels and reschedules made while a delivery awaits its callback keep storage and alarm right", async (t) => {
-  const clock = manualClock(t);
-  const storage = new FakeStorage();
-  const q = await open(storage);
+  const { clock, storage, q } = await fresh(t);
   const ids = [];
   for (let i = 0; i < 6; i++) ids.push(await q.offer(`v${i}`, 10 * (i + 1)));
   clock.advance(30);
@@ -632,16 +564,14 @@ test("offers, cancels and reschedules made while a delivery awaits its callback 
   await Promise.all([delivering, others]);
   await assertAgrees(q, storage);
   assertAlarmExact(q, storage);
-  const left = q.toArray().map((i) => i.value);
+  const left = values(q);
   assert.ok(!left.includes("v0") && !left.includes("v4"), `${left}`);
   assert.ok(left.includes("v5") && left.includes("later"), `${left}`);
   assert.equal(alarmFor(q.toArray()[0].deadline), storage.alarm);
 });
 
 test("a value storage refuses (DataCloneError) rejects offer with a TypeError, and nothing changes", async (t) => {
-  manualClock(t);
-  const storage = new FakeStorage();
-  const q = await open(storage);
+  const { storage, q } = await fresh(t);
   await q.offer("kept", 10);
   const before = storage.dump();
   await assert.rejects(q.offer({ nested: { fn() {} } }, 5), { name: "TypeError", message: /value/ });
