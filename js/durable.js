@@ -145,7 +145,8 @@ export class DurableDelayQueue {
    * @param {{prefix?: string}} [opts] keys used: `${prefix}item:<id>` and `${prefix}next`.
    */
   static async open(storage, opts) {
-    const methods = ["get", "put", "delete", "list", "getAlarm", "setAlarm", "deleteAlarm", "transaction"];
+    // What it calls (writes go through transaction(): txn.put, txn.delete, txn.*Alarm).
+    const methods = ["get", "list", "transaction", "getAlarm", "setAlarm", "deleteAlarm"];
     if (storage === null || typeof storage !== "object" || methods.some((m) => typeof storage[m] !== "function")) {
       throw new TypeError(`storage must be a Durable Object's storage (ctx.storage), got ${describe(storage)}`);
     }
