@@ -1,23 +1,105 @@
 // DurableDelayQueue: a delay queue for a Cloudflare Durable Object, whose one timer is the
 // object's alarm and whose items live in the object's storage.
 //
-// The rule is the same as for the host timer of DelayQueue: exactly one alarm, set for the
-// head's deadline, re-armed whenever the head changes and deleted when the queue is empty.
-// Every item is written to storage before offer() resolves, so an eviction or a restart
-// loses nothing: open() reads the items back (in deadline order, FIFO among ties), checks
-// the alarm, and the alarm hands the overdue items to deliver()'s callback in order.
+// The rule is the same as for the host timer of DelayQueue: one alarm, set for the head's
+// deadline, re-armed when the head changes, deleted when the queue is empty. The alarm hands
+// the items that are due to deliver()'s callback in order. Memory holds what storage holds,
+// so reads (size, peek, deadlineOf, toArray) cost no storage call.
 //
-// Delivery is at least once, like the alarm itself: an item leaves storage only after its
-// callback has returned (or its promise resolved). If the callback throws, deliver() stops
-// there and throws, the item stays at the head, and the runtime retries the alarm.
+// Invariants (tests/js/durable-sweep.test.mjs fails every storage call of every operation and
+// checks them):
+// 1. Memory never runs ahead of storage. A call computes its writes from memory, commits them
+//    in one `storage.transaction()` (the item, the id counter and, when it moves, the alarm:
+//    all or nothing; a plain sequence of writes is not atomic when one of them is refused),
+//    and only then changes memory. A call that rejects has changed nothing, in memory or
+//    storage, and a retry cannot store an item twice.
+// 2. Items pending ⇒ the alarm is set, never later than the head's deadline (or, after the
+//    head's callback failed, than its retry time). After each call that succeeds it is exactly
+//    that (rounded up to whole ms; an overdue head's at once), and none for an empty queue.
+//    When a call removes or postpones the head, the new head is known only once memory has
+//    changed, so the alarm follows in a second write; should that write fail, the call has
+//    still happened and the alarm stays early, which costs one wake (deliver() finds nothing
+//    due and sets it again).
+// 3. One change at a time: calls queue for their turn (`#exclusive`), so no call computes its
+//    writes from a state another is about to change. deliver() calls run one after another,
+//    and a callback runs outside the turn, so it may call offer(), cancel() or reschedule().
+// 4. Nothing early, nothing twice: deliver() hands out items whose deadline has passed by
+//    Date.now() at its start, one at a time in order, and removes each (one transaction) once
+//    its callback has returned. If the callback throws, the item and those behind it stay, the
+//    alarm is set for a retry with backoff (so a handler that swallows the error strands
+//    nothing), and deliver() rejects: delivery is at least once, and only a callback failure,
+//    or a failed removal after a successful callback, delivers an item again.
+// 5. Values are copied in (structured clone, as storage copies them) and out (peek, toArray,
+//    the callback's argument), so no caller can change what memory holds but storage does not.
+// 6. Ids are never reused: the id counter is written with each item.
+//
+// What storage guarantees and this relies on: a transaction commits all its writes or none;
+// while storage calls are awaited the runtime delivers no other event to the object (input
+// gate); a write that fails after it was accepted resets the object (output gate), so memory
+// never outlives a write that did not happen; hence no sync() is needed. The alarm runs at
+// least once and is retried when its handler throws; while a handler runs, getAlarm() reports
+// none and the alarm is deleted when it returns unless set meanwhile, so deliver() always sets
+// it before it returns.
 //
 // Storage layout, under `prefix` (default "tarry:"): `item:<id>` → { value, deadline, seq }
-// for each item (deadline in epoch ms; seq orders ties) and `next` → the next id. Values are
-// stored as the storage stores them (structured clone). The order lives in the wasm core,
-// which this adapter uses with no host timer at all.
+// (deadline in epoch ms; seq orders equal deadlines) and `next` → the next id/seq.
 
 import { Core } from "../dist/tarry.js";
-import { checkMs, checkValue, describe, epochOf } from "./checks.js";
+import { checkMs, checkValue, describe, epochOf, options } from "./checks.js";
+
+// ---- The seam to the wasm binding: every use of it is in this class. ----
+
+/**
+ * The items in deadline order, FIFO among equal deadlines: the binding's `Core` as an index
+ * only. Nothing ever waits on it, so it arms no timer; deadlines go in as epoch ms, which it
+ * only compares.
+ */
+class Order {
+  #core = new Core(-1, false);
+  /** Records by the binding's slot for them (the low 32 bits of a handle). */
+  #bySlot = [];
+
+  /** Adds `record` behind every item due no later; returns its handle for remove(). */
+  add(record) {
+    const handle = this.#core.offerAt(record.deadline);
+    // Refused only when full or not finite; this index is unbounded and deadlines are checked.
+    if (handle < 0) throw new RangeError(`the order refused deadline ${record.deadline}`);
+    this.#bySlot[handle >>> 0] = record;
+    return handle;
+  }
+
+  remove(handle) {
+    const slot = this.#core.cancel(handle);
+    if (slot >= 0) this.#bySlot[slot] = undefined;
+  }
+
+  /** The record with the earliest deadline, or undefined. */
+  head() {
+    const slot = this.#core.peekSlot();
+    return slot < 0 ? undefined : this.#bySlot[slot];
+  }
+
+  /** Every record, head first. */
+  sorted() {
+    return Array.from(this.#core.sortedSlots(), (slot) => this.#bySlot[slot]);
+  }
+
+  get size() {
+    return this.#core.size;
+  }
+}
+
+// ---- Policy ----
+
+/** workerd refuses alarms after 2189 ("This API doesn't support dates after 2189"). */
+const LATEST_DEADLINE = Date.UTC(2189, 0, 1);
+const LATEST = new Date(LATEST_DEADLINE).toISOString();
+/** Retries after a failing callback: the runtime's own first delay, doubling up to this. */
+const RETRY_FIRST_MS = 2000;
+const RETRY_MAX_MS = 5 * 60_000;
+
+/** What `#alarm` holds when this queue cannot know what storage holds. */
+const UNKNOWN = undefined;
 
 /**
  * A delay queue kept in a Durable Object's storage and woken by its alarm.
@@ -35,16 +117,18 @@ import { checkMs, checkValue, describe, epochOf } from "./checks.js";
 export class DurableDelayQueue {
   #storage;
   #prefix;
-  #core = new Core(-1, false);
-  /** records[slot]: { id, value, deadline, seq } of the live item in that slot. */
-  #records = [];
-  /** id → the core's handle for it (ids persist, handles do not). */
-  #handles = new Map();
+  #order = new Order();
+  /** id → { id, value, deadline, seq, handle } of each item. */
+  #items = new Map();
   #next = 0;
-  /** The alarm as last set or read (epoch ms), or null for none. */
-  #alarmAt = null;
-  /** Epoch ms minus the core's clock, fixed: the core only orders, so one offset keeps order exact. */
-  #offset = Date.now() - performance.now();
+  /** The alarm storage holds (epoch ms, or null for none), as far as this queue knows. */
+  #alarm = UNKNOWN;
+  /** After a callback failed: { record, failures, at }, the earliest time to try it again. */
+  #retry = null;
+  /** The tail of the calls waiting for their turn to change the queue. */
+  #turn = Promise.resolve();
+  /** The tail of the deliver() calls. */
+  #delivery = Promise.resolve();
 
   /** Use `await DurableDelayQueue.open(storage)`. */
   constructor(storage, prefix, token) {
@@ -54,16 +138,19 @@ export class DurableDelayQueue {
   }
 
   /**
-   * Reads the queue back from a Durable Object's storage (`ctx.storage`) and makes sure the
-   * alarm is set for its head. Call it in `blockConcurrencyWhile` in the object's constructor.
+   * Reads the queue back from a Durable Object's storage (`ctx.storage`) and sets the alarm
+   * for its head. Call it in `blockConcurrencyWhile` in the object's constructor. The queue
+   * owns the object's alarm: one queue per object.
    * @param {DurableObjectStorage} storage
    * @param {{prefix?: string}} [opts] keys used: `${prefix}item:<id>` and `${prefix}next`.
    */
   static async open(storage, opts) {
-    if (storage === null || typeof storage !== "object" || typeof storage.setAlarm !== "function") {
+    // What it calls (writes go through transaction(): txn.put, txn.delete, txn.*Alarm).
+    const methods = ["get", "list", "transaction", "getAlarm", "setAlarm", "deleteAlarm"];
+    if (storage === null || typeof storage !== "object" || methods.some((m) => typeof storage[m] !== "function")) {
       throw new TypeError(`storage must be a Durable Object's storage (ctx.storage), got ${describe(storage)}`);
     }
-    const { prefix = "tarry:" } = opts ?? {};
+    const { prefix = "tarry:" } = options(opts, "options");
     if (typeof prefix !== "string") throw new TypeError(`prefix must be a string, got ${describe(prefix)}`);
     const queue = new DurableDelayQueue(storage, prefix, OPEN);
     await queue.#load();
@@ -72,105 +159,138 @@ export class DurableDelayQueue {
 
   /** Items in the queue, due or not. */
   get size() {
-    return this.#core.size;
+    return this.#order.size;
   }
 
   /** Adds `value`, due `delayMs` from now; resolves to its id once it is in storage. */
-  offer(value, delayMs) {
-    checkValue(value);
-    checkMs(delayMs, "delayMs");
-    return this.#add(value, Date.now() + delayMs);
+  async offer(value, delayMs) {
+    const copy = storable(value);
+    const deadline = deadlineIn(delayMs);
+    return this.#exclusive(() => this.#add(copy, deadline));
   }
 
-  /** Adds `value`, due at `deadline` (epoch ms or a Date); resolves to its id. */
-  offerAt(value, deadline) {
-    checkValue(value);
-    return this.#add(value, epochOf(deadline));
+  /** Adds `value`, due at `deadline` (epoch ms or a Date); resolves to its id once stored. */
+  async offerAt(value, deadline) {
+    const copy = storable(value);
+    const at = epochOf(deadline);
+    if (at > LATEST_DEADLINE) throw new RangeError(`deadline must be no later than ${LATEST}, got ${at}`);
+    return this.#exclusive(() => this.#add(copy, at));
   }
 
   /** Removes an item; resolves to its value, or undefined when the id names none. */
   async cancel(id) {
-    const h = this.#handles.get(id);
-    if (h === undefined) return undefined;
-    const slot = this.#core.cancel(h);
-    const record = this.#records[slot];
-    this.#records[slot] = undefined;
-    this.#handles.delete(id);
-    await this.#storage.delete(this.#key(id));
-    await this.#arm();
-    return record.value;
+    checkId(id);
+    return this.#exclusive(async () => {
+      const record = this.#items.get(id);
+      if (record === undefined) return undefined;
+      await this.#change({ remove: record });
+      return record.value; // memory no longer holds it: the caller may have it
+    });
   }
 
   /** Moves an item to `delayMs` from now (behind items already due then); false when the id names none. */
   async reschedule(id, delayMs) {
-    checkMs(delayMs, "delayMs");
-    const h = this.#handles.get(id);
-    if (h === undefined) return false;
-    const slot = h >>> 0;
-    const old = this.#records[slot];
-    const record = { id, value: old.value, deadline: Date.now() + delayMs, seq: this.#next++ };
-    // A new seq puts it behind the items already due then, as the core does; stored with it,
-    // the order is the same after a restart.
-    this.#core.cancel(h);
-    this.#records[slot] = undefined;
-    this.#insert(record);
-    await this.#storage.put({ [this.#key(id)]: stored(record), [`${this.#prefix}next`]: this.#next });
-    await this.#arm();
-    return true;
+    checkId(id);
+    const deadline = deadlineIn(delayMs);
+    return this.#exclusive(async () => {
+      const old = this.#items.get(id);
+      if (old === undefined) return false;
+      // A new seq puts it behind the items already due then, as the core does; stored with
+      // it, the order is the same after a restart.
+      await this.#change({ remove: old, add: { id, value: old.value, deadline, seq: this.#next } });
+      return true;
+    });
   }
 
-  /** The head's value (due or not), or undefined when empty. */
+  /** A copy of the head's value (due or not), or undefined when empty. */
   peek() {
-    const slot = this.#core.peekSlot();
-    return slot < 0 ? undefined : this.#records[slot].value;
+    const head = this.#order.head();
+    return head === undefined ? undefined : structuredClone(head.value);
   }
 
   /** The epoch-ms deadline of an item, or undefined when the id names none. */
   deadlineOf(id) {
-    const h = this.#handles.get(id);
-    return h === undefined ? undefined : this.#records[h >>> 0].deadline;
+    checkId(id);
+    return this.#items.get(id)?.deadline;
   }
 
-  /** Every item as { id, value, deadline }, in deadline order (FIFO among ties). */
+  /** Every item as { id, value, deadline } (values copied), in deadline order, FIFO among ties. */
   toArray() {
-    const slots = this.#core.sortedSlots();
-    const out = new Array(slots.length);
-    for (let i = 0; i < slots.length; i++) {
-      const { id, value, deadline } = this.#records[slots[i]];
-      out[i] = { id, value, deadline };
-    }
-    return out;
+    return this.#order.sorted().map(({ id, value, deadline }) => ({ id, value: structuredClone(value), deadline }));
   }
 
   /**
-   * Call from the object's `alarm()`: hands each item due now to `callback(value, { id,
-   * deadline })`, one at a time in deadline order, removing each from storage once its
-   * callback has returned or resolved. Then sets the alarm for the new head. Resolves to
-   * the number delivered. Items that come due meanwhile wait for that next alarm.
+   * Call from the object's `alarm()`, every time: hands each item due now to `callback(value,
+   * { id, deadline })`, one at a time in deadline order, removing each from storage once its
+   * callback has returned or resolved; then sets the alarm for the new head. Resolves to the
+   * number delivered. Items that come due meanwhile wait for that next alarm. If a callback
+   * throws, deliver() sets the alarm for a retry (after 2 s, doubling up to 5 min) and
+   * rejects with its error; the item is delivered again then (at least once). Overlapping
+   * calls run one after another; a callback must not await deliver() itself.
    */
   async deliver(callback) {
     if (typeof callback !== "function") throw new TypeError(`callback must be a function, got ${describe(callback)}`);
-    this.#alarmAt = null; // the alarm that called us is spent
+    const run = this.#delivery.then(() => this.#deliver(callback));
+    this.#delivery = run.then(noop, noop);
+    return run;
+  }
+
+  async #deliver(callback) {
+    // The alarm that called us is spent (storage reports none while its handler runs, and
+    // deletes it after): the alarm is written before this returns, whatever memory says.
+    await this.#exclusive(() => {
+      this.#alarm = UNKNOWN;
+    });
     const now = Date.now();
     let delivered = 0;
     for (;;) {
-      const slot = this.#core.peekSlot();
-      if (slot < 0) break;
-      const record = this.#records[slot];
-      if (record.deadline > now) break;
-      const h = this.#handles.get(record.id);
-      await callback(record.value, { id: record.id, deadline: record.deadline });
-      delivered++;
-      // The callback may have cancelled or rescheduled it; only the same item is removed.
-      if (this.#handles.get(record.id) === h && this.#records[h >>> 0] === record) {
-        this.#core.cancel(h);
-        this.#records[h >>> 0] = undefined;
-        this.#handles.delete(record.id);
-        await this.#storage.delete(this.#key(record.id));
+      const record = await this.#exclusive(() => this.#dueHead(now));
+      if (record === undefined) break;
+      try {
+        await callback(structuredClone(record.value), { id: record.id, deadline: record.deadline });
+      } catch (error) {
+        await this.#exclusive(() => this.#backOff(record));
+        throw error;
       }
+      delivered++;
+      await this.#exclusive(async () => {
+        if (this.#retry?.record === record) this.#retry = null;
+        // The callback may have cancelled or rescheduled it; only the same item is removed.
+        if (this.#items.get(record.id) === record) await this.#change({ remove: record }, { rearm: false });
+      });
     }
-    await this.#arm();
+    await this.#exclusive(() => this.#arm());
     return delivered;
+  }
+
+  /** The head, if due by `now` and not waiting for a retry. */
+  #dueHead(now) {
+    const head = this.#order.head();
+    if (head === undefined || head.deadline > now) return undefined;
+    if (this.#retry?.record === head && now < this.#retry.at) return undefined;
+    return head;
+  }
+
+  /** After `record`'s callback failed: when to try it again, and the alarm for the head. */
+  async #backOff(record) {
+    // Unless the callback cancelled or moved it before failing.
+    if (this.#items.get(record.id) === record) {
+      const failures = this.#retry?.record === record ? this.#retry.failures + 1 : 1;
+      const wait = Math.min(RETRY_FIRST_MS * 2 ** (failures - 1), RETRY_MAX_MS);
+      this.#retry = { record, failures, at: Date.now() + wait };
+    }
+    try {
+      await this.#arm();
+    } catch {
+      // deliver() rejects with the callback's error; the runtime retries the failed alarm.
+    }
+  }
+
+  /** Runs `fn` when every earlier call has had its turn (see invariant 3). */
+  #exclusive(fn) {
+    const run = this.#turn.then(fn);
+    this.#turn = run.then(noop, noop);
+    return run;
   }
 
   #key(id) {
@@ -178,27 +298,87 @@ export class DurableDelayQueue {
   }
 
   async #add(value, deadline) {
-    const record = { id: this.#next, value, deadline, seq: this.#next };
-    this.#next++;
-    // Storage first: a value it cannot store is refused and the queue stays as it was.
-    await this.#storage.put({ [this.#key(record.id)]: stored(record), [`${this.#prefix}next`]: this.#next });
-    this.#insert(record);
-    await this.#arm();
-    return record.id;
+    const id = this.#next;
+    await this.#change({ add: { id, value, deadline, seq: id } });
+    return id;
   }
 
-  #insert(record) {
-    const h = this.#core.offerAt(record.deadline - this.#offset);
-    this.#records[h >>> 0] = record;
-    this.#handles.set(record.id, h);
+  /**
+   * One change, all or nothing (invariant 1): `remove` a record, `add` one, or both (a
+   * reschedule). `rearm: false` leaves a head that moved later to the caller (deliver()).
+   */
+  async #change({ remove, add }, { rearm = true } = {}) {
+    const head = this.#headAfter(remove, add);
+    const alarm = head === UNKNOWN ? UNKNOWN : this.#alarmFor(head);
+    const moveAlarm = alarm !== UNKNOWN && alarm !== this.#alarm;
+    await this.#storage.transaction(async (txn) => {
+      if (add) {
+        await txn.put({ [this.#key(add.id)]: stored(add), [`${this.#prefix}next`]: add.seq + 1 });
+      } else {
+        await txn.delete(this.#key(remove.id));
+      }
+      if (moveAlarm) await (alarm === null ? txn.deleteAlarm() : txn.setAlarm(alarm));
+    });
+    if (moveAlarm) this.#alarm = alarm;
+    if (remove) {
+      this.#order.remove(remove.handle);
+      this.#items.delete(remove.id);
+    }
+    if (add) {
+      add.handle = this.#order.add(add);
+      this.#items.set(add.id, add);
+      this.#next = add.seq + 1;
+    }
+    if (head === UNKNOWN && rearm) {
+      try {
+        await this.#arm();
+      } catch {
+        // The change has happened; the alarm stays early (invariant 2) and #arm() left
+        // #alarm unknown, so the next call or deliver() writes it.
+      }
+    }
+  }
+
+  /**
+   * The head once `remove` has left and `add` has come (null: empty), when that can be told
+   * without changing memory; UNKNOWN when the head leaves or moves later, since the order
+   * knows only its head.
+   */
+  #headAfter(remove, add) {
+    const head = this.#order.head() ?? null;
+    if (remove !== head) {
+      return add && (head === null || add.deadline < head.deadline) ? add : head;
+    }
+    if (this.#order.size === 1) return add ?? null;
+    return add && add.deadline < head.deadline ? add : UNKNOWN;
+  }
+
+  /** The alarm for `head` (null: none): whole ms, rounded up so it never fires early, and
+   * at least 1 (workerd refuses <= 0; any past time fires at once); later while it waits for
+   * a retry. */
+  #alarmFor(head) {
+    if (head === null) return null;
+    const due = Math.max(1, Math.ceil(head.deadline));
+    return this.#retry?.record === head ? Math.max(due, Math.ceil(this.#retry.at)) : due;
+  }
+
+  /** Writes the alarm for the head as memory has it, unless storage holds it already. */
+  async #arm() {
+    const alarm = this.#alarmFor(this.#order.head() ?? null);
+    if (alarm === this.#alarm) return;
+    this.#alarm = UNKNOWN; // until the write has succeeded
+    if (alarm === null) await this.#storage.deleteAlarm();
+    else await this.#storage.setAlarm(alarm);
+    this.#alarm = alarm;
   }
 
   async #load() {
     const storage = this.#storage;
     const itemPrefix = `${this.#prefix}item:`;
+    const nextKey = `${this.#prefix}next`;
     const [entries, next, alarm] = await Promise.all([
       storage.list({ prefix: itemPrefix }),
-      storage.get(`${this.#prefix}next`),
+      storage.get(nextKey),
       storage.getAlarm(),
     ]);
     const records = [];
@@ -206,8 +386,11 @@ export class DurableDelayQueue {
       const id = Number(key.slice(itemPrefix.length));
       if (
         !Number.isSafeInteger(id) ||
+        id < 0 ||
         r === null ||
         typeof r !== "object" ||
+        r.value === undefined ||
+        r.value === null ||
         !Number.isFinite(r.deadline) ||
         !Number.isSafeInteger(r.seq)
       ) {
@@ -215,31 +398,55 @@ export class DurableDelayQueue {
       }
       records.push({ id, value: r.value, deadline: r.deadline, seq: r.seq });
     }
-    // Offered in (deadline, seq) order, the core's FIFO among ties is the order they had.
+    if (next !== undefined && !(Number.isSafeInteger(next) && next >= 0)) {
+      throw new TypeError(`DurableDelayQueue.open(): storage key ${JSON.stringify(nextKey)} does not hold a tarry id`);
+    }
+    // Added in (deadline, seq) order, the order's FIFO among ties is the order they had.
     records.sort((a, b) => a.deadline - b.deadline || a.seq - b.seq);
     let max = -1;
     for (const r of records) {
-      this.#insert(r);
+      r.handle = this.#order.add(r);
+      this.#items.set(r.id, r);
       max = Math.max(max, r.id, r.seq);
     }
-    this.#next = Math.max(typeof next === "number" ? next : 0, max + 1);
-    this.#alarmAt = alarm ?? null;
+    this.#next = Math.max(next ?? 0, max + 1);
+    this.#alarm = alarm ?? null;
     await this.#arm();
-  }
-
-  /** Sets the alarm for the head's deadline, or deletes it when empty; no call when unchanged. */
-  async #arm() {
-    const slot = this.#core.peekSlot();
-    const target = slot < 0 ? null : this.#records[slot].deadline;
-    if (target === this.#alarmAt) return;
-    this.#alarmAt = target;
-    if (target === null) await this.#storage.deleteAlarm();
-    else await this.#storage.setAlarm(target);
   }
 }
 
 const OPEN = Symbol("DurableDelayQueue.open");
 
+function noop() {}
+
 function stored(record) {
   return { value: record.value, deadline: record.deadline, seq: record.seq };
+}
+
+/** The copy of `value` the queue keeps: what storage would store. */
+function storable(value) {
+  checkValue(value);
+  try {
+    return structuredClone(value);
+  } catch (e) {
+    throw new TypeError(`value must be storable in a Durable Object (structured clone): ${e.message}`, { cause: e });
+  }
+}
+
+/** `delayMs` from now, as an epoch-ms deadline an alarm can be set for. */
+function deadlineIn(delayMs) {
+  checkMs(delayMs, "delayMs");
+  const deadline = Date.now() + delayMs;
+  if (deadline > LATEST_DEADLINE) {
+    throw new RangeError(`delayMs must put the deadline no later than ${LATEST}, got ${delayMs}`);
+  }
+  return deadline;
+}
+
+/** An id as offer() returns them: a non-negative integer. */
+function checkId(id) {
+  if (typeof id !== "number") throw new TypeError(`id must be a number returned by offer(), got ${describe(id)}`);
+  if (!Number.isSafeInteger(id) || id < 0) {
+    throw new RangeError(`id must be a non-negative integer returned by offer(), got ${id}`);
+  }
 }

@@ -1,11 +1,18 @@
 // The worker the workerd test runs: README.md's Cloudflare Workers example (module
 // "example.js", written out by the test with `tarry-queue` resolved as a bundler would), plus a
-// few routes only the test needs: evict the object, count its constructions, and carry a
-// DelayQueue snapshot through Durable Object storage.
+// few routes only the test needs: evict the object, count its constructions, carry a
+// DelayQueue snapshot through Durable Object storage, offer what workerd refuses, make a
+// delivery fail once, and run deliveries side by side. Every delivery attempt is recorded (in
+// memory, in order) by a wrapper around the example's deliver() callback.
 import example, { Reminders } from "./example.js";
 import { DelayQueue } from "./js/workerd.js";
 
 export class TestReminders extends Reminders {
+  /** The text of each reminder handed to the example's callback, in order (this instance). */
+  attempts = [];
+  /** Texts whose next delivery fails (before the example's callback runs). */
+  failOnce = new Set();
+
   constructor(ctx, env) {
     super(ctx, env);
     ctx.blockConcurrencyWhile(async () => {
@@ -13,7 +20,27 @@ export class TestReminders extends Reminders {
     });
   }
 
+  /** Wraps the example's deliver() callback: records each attempt, fails those asked to. */
+  watch() {
+    const queue = this.queue;
+    if (Object.hasOwn(queue, "deliver")) return;
+    const deliver = queue.deliver;
+    queue.deliver = (callback) =>
+      deliver.call(queue, async (reminder, item) => {
+        this.attempts.push(reminder.text);
+        await new Promise((r) => setTimeout(r, 5)); // I/O: lets other work interleave
+        if (this.failOnce.delete(reminder.text)) throw new Error(`delivery of ${reminder.text} failed (test)`);
+        return callback(reminder, item);
+      });
+  }
+
+  async alarm() {
+    this.watch();
+    return super.alarm();
+  }
+
   async fetch(request) {
+    this.watch();
     const path = new URL(request.url).pathname;
     if (path === "/evict") {
       // Reset the object as an eviction would: the next event constructs a new instance.
@@ -24,8 +51,35 @@ export class TestReminders extends Reminders {
         boots: await this.ctx.storage.get("boots"),
         alarm: await this.ctx.storage.getAlarm(),
         pending: this.queue.toArray(),
+        stored: [...(await this.ctx.storage.list({ prefix: "tarry:item:" })).keys()],
         sent: (await this.ctx.storage.get("sent")) ?? [],
+        attempts: this.attempts,
       });
+    }
+    if (path === "/offer-at") {
+      // [{ "text": …, "at": epoch ms, "pad": bytes }, …]: each offered with offerAt, its id or error.
+      const results = [];
+      for (const { text, at, pad = 0 } of await request.json()) {
+        try {
+          results.push({ id: await this.queue.offerAt({ text, due: at, pad: "x".repeat(pad) }, at) });
+        } catch (e) {
+          results.push({ error: `${e.name}: ${e.message}` });
+        }
+      }
+      return Response.json({ results, pending: this.queue.size, alarm: await this.ctx.storage.getAlarm() });
+    }
+    if (path === "/fail-once") {
+      for (const text of await request.json()) this.failOnce.add(text);
+      return Response.json({ failOnce: [...this.failOnce] });
+    }
+    if (path === "/deliver-twice") {
+      // Offers [{ "text": …, "delayMs": … }, …], then runs two deliveries side by side in this
+      // request (the alarm, set by the offers, may run a third meanwhile).
+      for (const { text, delayMs } of await request.json()) {
+        await this.queue.offer({ text, due: Date.now() + delayMs }, delayMs);
+      }
+      await Promise.all([this.alarm(), this.alarm()]);
+      return Response.json({ pending: this.queue.size });
     }
     if (path === "/snapshot/save") {
       const q = new DelayQueue();

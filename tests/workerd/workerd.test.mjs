@@ -182,6 +182,99 @@ test("a restart of workerd in between loses nothing; overdue items come out in o
   }
 });
 
+/** The sent reminders and delivery attempts since `before` (a /state), whose text starts with `tag`. */
+function since(before, state, tag) {
+  return {
+    sent: state.sent.slice(before.sent.length),
+    attempts: state.attempts.filter((t) => t.startsWith(tag)),
+  };
+}
+
+test("offerAt: due before 1970 (workerd refuses alarms <= 0) is overdue and delivered at once; after 2189 is refused", async () => {
+  const mf = start();
+  try {
+    const before = await call(mf, "/state");
+    const now = Date.now();
+    const offered = await call(mf, "/offer-at", [
+      { text: "epoch", at: 0 },
+      { text: "too late", at: Date.UTC(2300, 0, 1) },
+      { text: "soon", at: now + 200 },
+    ]);
+    assert.ok(Number.isInteger(offered.results[0].id), JSON.stringify(offered.results[0]));
+    assert.match(offered.results[1].error, /^RangeError: deadline/);
+    assert.ok(Number.isInteger(offered.results[2].id), JSON.stringify(offered.results[2]));
+    assert.equal(offered.pending, 2);
+    const state = await waitSent(mf, before.sent.length + 2);
+    assertDelivered(since(before, state, "").sent, ["epoch", "soon"]);
+    assert.deepEqual(state.pending, []);
+    assert.deepEqual(state.stored, [], "nothing left in storage");
+    assert.equal(state.alarm, null);
+  } finally {
+    await mf.dispose();
+  }
+});
+
+test("a value workerd's storage refuses (too big) is refused by offer, and nothing changes", async () => {
+  const mf = start();
+  try {
+    const before = await call(mf, "/state");
+    const now = Date.now();
+    const offered = await call(mf, "/offer-at", [
+      { text: "huge", at: now + 100, pad: 3 * 1024 * 1024 },
+      { text: "small", at: now + 150 },
+    ]);
+    assert.ok(offered.results[0].error, `the huge value was stored: ${JSON.stringify(offered.results[0])}`);
+    assert.ok(Number.isInteger(offered.results[1].id));
+    assert.equal(offered.pending, 1);
+    const state = await waitSent(mf, before.sent.length + 1);
+    assertDelivered(since(before, state, "").sent, ["small"]);
+    assert.deepEqual(state.stored, []);
+  } finally {
+    await mf.dispose();
+  }
+});
+
+test("a delivery that fails is delivered again by the alarm (at least once), in order, never early", async () => {
+  const mf = start();
+  try {
+    const before = await call(mf, "/state");
+    await call(mf, "/fail-once", ["f2"]);
+    await call(mf, "/", [
+      { text: "f1", delayMs: 100 },
+      { text: "f2", delayMs: 200 },
+      { text: "f3", delayMs: 300 },
+    ]);
+    const state = await waitSent(mf, before.sent.length + 3, 20_000);
+    const { sent, attempts } = since(before, state, "f");
+    assertDelivered(sent, ["f1", "f2", "f3"]);
+    assert.deepEqual(attempts, ["f1", "f2", "f2", "f3"]);
+    assert.equal(state.alarm, null);
+  } finally {
+    await mf.dispose();
+  }
+});
+
+test("deliveries side by side (two in one request, and the alarm's) hand each reminder out once", async () => {
+  const mf = start();
+  try {
+    const before = await call(mf, "/state");
+    await call(mf, "/deliver-twice", [
+      { text: "o1", delayMs: -30 },
+      { text: "o2", delayMs: -20 },
+      { text: "o3", delayMs: -10 },
+    ]);
+    const state = await waitSent(mf, before.sent.length + 3);
+    await sleep(300); // time for a duplicate to show
+    const after = await call(mf, "/state");
+    const { sent, attempts } = since(before, after, "o");
+    assertDelivered(sent, ["o1", "o2", "o3"]);
+    assert.deepEqual(attempts, ["o1", "o2", "o3"]);
+    assert.deepEqual(state.pending, []);
+  } finally {
+    await mf.dispose();
+  }
+});
+
 test("a DelayQueue snapshot survives in Durable Object storage across an eviction", async () => {
   const mf = start();
   try {
