@@ -3,13 +3,14 @@
 // `for await` loop cancels whatever comes out of the queue: the orders nobody paid.
 // One host timer serves them all, however many there are.
 
-import { DelayQueue } from "../js/web.js";
+import { DelayQueue, init } from "../js/web.js";
 import { LatenessPlot } from "./plot.js";
 
 const SHOWN = 200; // timeline rows drawn; with 10,000 pending the rest are only counted
 const LOGGED = 150; // log lines kept in the page
 const EXTEND_MS = 30_000;
 
+await init();
 const queue = new DelayQueue();
 /** Pending orders by id; the queue holds the same objects, by deadline. */
 const pending = new Map();
