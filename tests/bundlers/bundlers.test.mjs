@@ -89,11 +89,11 @@ async function checkBuilt(dir) {
 // Vite 7's dev server pre-bundles dependencies into node_modules/.vite/deps/, where the
 // package's `new URL("../dist/tarry_bg.wasm", import.meta.url)` points nowhere: leave it out.
 const viteVersions = {
-  "Vite 8": { pkg: "vite", config: {} },
-  "Vite 7": { pkg: "vite7", config: { optimizeDeps: { exclude: ["tarry-queue"] } } },
+  "Vite 8": { pkg: "vite", devConfig: {} },
+  "Vite 7": { pkg: "vite7", devConfig: { optimizeDeps: { exclude: ["tarry-queue"] } } },
 };
 
-for (const [name, { pkg, config }] of Object.entries(viteVersions)) {
+for (const [name, { pkg, devConfig }] of Object.entries(viteVersions)) {
   test(`${name} dev server: page and module worker`, async () => {
     const vite = await import(pkg);
     const dir = appProject(`${pkg}-dev`, startWithInit);
@@ -102,7 +102,7 @@ for (const [name, { pkg, config }] of Object.entries(viteVersions)) {
       configFile: false,
       logLevel: "silent",
       server: { host: "127.0.0.1", port: 0, strictPort: false },
-      ...config,
+      ...devConfig,
     });
     await server.listen();
     try {
@@ -120,7 +120,7 @@ for (const [name, { pkg, config }] of Object.entries(viteVersions)) {
       configFile: false,
       logLevel: "silent",
       build: { outDir: join(dir, "out") },
-      ...config,
+      ...devConfig,
     });
     await checkBuilt(join(dir, "out"));
   });
