@@ -120,7 +120,6 @@ for (const [name, { pkg, devConfig }] of Object.entries(viteVersions)) {
       configFile: false,
       logLevel: "silent",
       build: { outDir: join(dir, "out") },
-      ...devConfig,
     });
     await checkBuilt(join(dir, "out"));
   });
