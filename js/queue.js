@@ -2,7 +2,7 @@
 // import. Ordering, handles and the one host timer live in the wasm core (src/binding.rs);
 // this file keeps values in an array indexed by slot, so only numbers cross into wasm.
 
-import { Core } from "../dist/tarry.js";
+import { Core } from "./wasm.js";
 import { readSnapshot, writeSnapshot } from "./snapshot.js";
 import {
   checkBoolean,

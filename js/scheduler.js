@@ -11,7 +11,7 @@
 // Costs: schedule, cancel and reschedule O(log n); ~32 bytes per pending callback in wasm
 // plus the callback record, against ~150–490 bytes for a pending setTimeout in Node.
 
-import { Core } from "../dist/tarry.js";
+import { Core } from "./wasm.js";
 import { checkBoolean, checkHandle, checkMs, closedError as closed, describe, epochOf, options } from "./checks.js";
 import { monotonicDeadline } from "./clock.js";
 

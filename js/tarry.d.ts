@@ -1,4 +1,48 @@
-// Types for the npm package `tarry-queue`.
+// Types for the npm package `tarry-queue`: what the browser, Node and Deno entries export
+// (js/web.js, js/node.js, js/deno.js). The workerd entry adds DurableDelayQueue: workerd.d.ts.
+// Hand-written; tests/types/surface.test.mjs fails when an entry's exports or a class's
+// members differ from what is declared here.
+
+// `[Symbol.dispose]` and `using`: the lib that declares them, also for projects whose `lib`
+// stops at es2022 and that have no @types/node.
+/// <reference lib="esnext.disposable" />
+
+/**
+ * A global class's instance type where the project's types declare that global (lib "dom",
+ * "webworker", @types/node, Deno), and `never` where none does, so that these types compile
+ * with `lib: ["es2022"]` alone.
+ */
+type GlobalInstance<Name extends string> = typeof globalThis extends { [K in Name]: { prototype: infer I } }
+  ? I
+  : never;
+type WasmModule = typeof globalThis extends { WebAssembly: { Module: { prototype: infer M } } } ? M : never;
+
+/** An AbortSignal (the DOM's, Node's or Deno's). */
+export type AbortSignalLike = GlobalInstance<"AbortSignal">;
+
+/**
+ * Where the wasm is, for init(): a URL or a string (fetched), a Request, a Response or a
+ * promise of one, its bytes, or a compiled WebAssembly.Module.
+ */
+export type WasmSource =
+  | string
+  | GlobalInstance<"URL">
+  | GlobalInstance<"Request">
+  | GlobalInstance<"Response">
+  | PromiseLike<GlobalInstance<"Response">>
+  | ArrayBuffer
+  | ArrayBufferView
+  | (WasmModule & object);
+
+/**
+ * Loads tarry's wasm. In a browser (and what bundlers build for it) call it once, and await
+ * it, before the first DelayQueue or Scheduler: without `source` it fetches `tarry_bg.wasm`
+ * from where the package's `new URL("../dist/tarry_bg.wasm", import.meta.url)` points
+ * (bundlers that understand that pattern emit the file and rewrite the URL). Idempotent:
+ * once loaded, it resolves at once. In Node, Deno and Workers the wasm is loaded at import,
+ * so it resolves at once there.
+ */
+export declare function init(source?: WasmSource): Promise<void>;
 
 /** What the methods of a closed queue or scheduler throw, and what its waiting calls reject with. */
 export declare class ClosedError extends Error {
@@ -16,16 +60,26 @@ export interface DelayQueueOptions {
   keepAlive?: boolean;
 }
 
+/** Options of an unbounded queue: no `capacity`, so `offer()` never returns null. */
+export interface UnboundedOptions extends DelayQueueOptions {
+  capacity?: undefined;
+}
+
+/** Options of a bounded queue: `offer()` returns null when it is full. */
+export interface BoundedOptions extends DelayQueueOptions {
+  capacity: number;
+}
+
 export interface TakeOptions {
   /** Rejects the take with the signal's reason when aborted; the item stays in the queue. */
-  signal?: AbortSignal;
+  signal?: AbortSignalLike;
   /** Milliseconds to wait; the take resolves undefined when they pass with nothing expired. */
   timeout?: number;
 }
 
 export interface PutOptions {
   /** Rejects the put with the signal's reason if aborted before there was room; nothing is added. */
-  signal?: AbortSignal;
+  signal?: AbortSignalLike;
 }
 
 /** Figures for monitoring a queue. */
@@ -50,12 +104,17 @@ export interface DelayQueueStats {
   latenessMax: number;
 }
 
+/** What offer() and offerAt() return: a handle, or null only when a bounded queue is full. */
+export type OfferResult<Bounded extends boolean> = Bounded extends false ? Handle : Handle | null;
+
 /**
  * A delay queue: items come out in deadline order (FIFO among equal deadlines) once their
  * delay has expired. One host timer per queue, armed only while a take() waits.
+ *
+ * `Bounded` is `false` for a queue built without `capacity` (offer() always gives a handle)
+ * and `true` for one built with it (offer() gives null when full).
  */
-export declare class DelayQueue<T = unknown> implements AsyncIterable<T> {
-  constructor(options?: DelayQueueOptions);
+export interface DelayQueue<T = unknown, Bounded extends boolean = boolean> extends AsyncIterable<T> {
   /** Items in the queue, expired or not. */
   readonly size: number;
   /** Room left before offer() returns null; Infinity when unbounded. */
@@ -64,7 +123,7 @@ export declare class DelayQueue<T = unknown> implements AsyncIterable<T> {
   readonly closed: boolean;
   readonly stats: DelayQueueStats;
   /** Adds `value` due `delayMs` from now (negative: already expired). null when a bounded queue is full. */
-  offer(value: T, delayMs: number): Handle | null;
+  offer(value: T, delayMs: number): OfferResult<Bounded>;
   /**
    * Adds `values[i]` due `delays[i]` ms from now (or all due `delays` ms when one number),
    * with one clock reading for the batch. Throws, adding nothing, on a bad value or delay
@@ -74,7 +133,7 @@ export declare class DelayQueue<T = unknown> implements AsyncIterable<T> {
   /** Like offer(), but throws a RangeError when full. */
   add(value: T, delayMs: number): Handle;
   /** Adds `value` due at a wall-clock time (epoch ms or Date), converted once to the monotonic clock. */
-  offerAt(value: T, deadline: number | Date): Handle | null;
+  offerAt(value: T, deadline: number | Date): OfferResult<Bounded>;
   /** Adds `value`, waiting for room when bounded; the delay counts from the call. */
   put(value: T, delayMs: number, options?: PutOptions): Promise<Handle>;
   /** The expired head, removed, or undefined. */
@@ -97,6 +156,12 @@ export declare class DelayQueue<T = unknown> implements AsyncIterable<T> {
   clear(): void;
   /** All items in deadline order, without removing them. */
   toArray(): T[];
+  /**
+   * The pending items as plain data (deadlines in epoch ms, deadline order, FIFO ties);
+   * the queue is unchanged. Throws a TypeError naming the first item whose value JSON
+   * cannot carry (functions, symbols, bigints, NaN, Dates, Maps, class instances, cycles).
+   */
+  snapshot(): Snapshot<T>;
   /** Hands every overdue item to waiting takes now, without waiting for the (maybe throttled) timer. */
   flush(): void;
   /** Rejects waiting takes and puts, disarms the timer, frees the wasm memory. */
@@ -104,9 +169,28 @@ export declare class DelayQueue<T = unknown> implements AsyncIterable<T> {
   [Symbol.dispose](): void;
   /** `for await (const item of queue)`: items as they expire, until close(). */
   [Symbol.asyncIterator](): AsyncIterator<T>;
+  readonly [Symbol.toStringTag]: string;
 }
 
-// ---- Snapshots, the Scheduler and the Durable Object adapter ----
+export interface DelayQueueConstructor {
+  /** An unbounded queue (no `capacity`): offer() always returns a handle. */
+  new <T = unknown>(options?: UnboundedOptions): DelayQueue<T, false>;
+  /** A bounded queue: offer() returns null when it is full. */
+  new <T = unknown>(options: BoundedOptions): DelayQueue<T, true>;
+  readonly prototype: DelayQueue<any>;
+  /**
+   * A new queue holding a snapshot's items: overdue ones first, all in deadline order,
+   * FIFO among ties; never due before their written deadline. A malformed snapshot throws
+   * a TypeError (a RangeError when it holds more than `capacity`) and builds nothing.
+   */
+  restore<T = unknown>(snapshot: Snapshot<T>, options?: UnboundedOptions): DelayQueue<T, false>;
+  restore<T = unknown>(snapshot: Snapshot<T>, options: BoundedOptions): DelayQueue<T, true>;
+  /** Data of unknown shape (read back from storage): checked whole at run time. */
+  restore(snapshot: unknown, options?: UnboundedOptions): DelayQueue<unknown, false>;
+  restore(snapshot: unknown, options: BoundedOptions): DelayQueue<unknown, true>;
+}
+
+export declare const DelayQueue: DelayQueueConstructor;
 
 /** One pending item of a snapshot: its value and its absolute wall-clock deadline. */
 export interface SnapshotItem<T = unknown> {
@@ -121,24 +205,6 @@ export interface Snapshot<T = unknown> {
   /** The number of items; restore() refuses a snapshot whose array is shorter or longer. */
   size: number;
   items: SnapshotItem<T>[];
-}
-
-export interface DelayQueue<T> {
-  /**
-   * The pending items as plain data (deadlines in epoch ms, deadline order, FIFO ties);
-   * the queue is unchanged. Throws a TypeError naming the first item whose value JSON
-   * cannot carry (functions, symbols, bigints, NaN, Dates, Maps, class instances, cycles).
-   */
-  snapshot(): Snapshot<T>;
-}
-
-export declare namespace DelayQueue {
-  /**
-   * A new queue holding a snapshot's items: overdue ones first, all in deadline order,
-   * FIFO among ties; never due before their written deadline. A malformed snapshot throws
-   * a TypeError (a RangeError when it holds more than `capacity`) and builds nothing.
-   */
-  function restore<T = unknown>(snapshot: Snapshot<T> | unknown, options?: DelayQueueOptions): DelayQueue<T>;
 }
 
 export interface SchedulerOptions {
@@ -173,49 +239,5 @@ export declare class Scheduler {
   /** Drops every pending callback and disarms the timer. */
   close(): void;
   [Symbol.dispose](): void;
-}
-
-/** The part of a Durable Object's `ctx.storage` that DurableDelayQueue uses. */
-export interface DurableQueueStorage {
-  get(key: string): Promise<unknown>;
-  put(entries: Record<string, unknown>): Promise<void>;
-  delete(key: string): Promise<boolean>;
-  list(options: { prefix: string }): Promise<Map<string, unknown>>;
-  getAlarm(): Promise<number | null>;
-  setAlarm(scheduledTime: number | Date): Promise<void>;
-  deleteAlarm(): Promise<void>;
-}
-
-/** An item of a DurableDelayQueue: its id (stable across restarts), value and epoch-ms deadline. */
-export interface DurableItem<T = unknown> {
-  id: number;
-  value: T;
-  deadline: number;
-}
-
-/**
- * A delay queue in a Cloudflare Durable Object: items live in the object's storage, and its
- * one timer is the object's alarm, set for the head's deadline. Exported by the `workerd` entry.
- */
-export declare class DurableDelayQueue<T = unknown> {
-  private constructor();
-  /** Reads the queue back from storage and sets the alarm for its head; call in blockConcurrencyWhile. */
-  static open<T = unknown>(storage: DurableQueueStorage, options?: { prefix?: string }): Promise<DurableDelayQueue<T>>;
-  readonly size: number;
-  /** Adds `value` due `delayMs` from now; resolves to its id once stored. */
-  offer(value: T, delayMs: number): Promise<number>;
-  /** Adds `value` due at `deadline` (epoch ms or Date); resolves to its id once stored. */
-  offerAt(value: T, deadline: number | Date): Promise<number>;
-  /** Removes an item; its value, or undefined when the id names none. */
-  cancel(id: number): Promise<T | undefined>;
-  /** Moves an item to `delayMs` from now; false when the id names none. */
-  reschedule(id: number, delayMs: number): Promise<boolean>;
-  peek(): T | undefined;
-  deadlineOf(id: number): number | undefined;
-  toArray(): DurableItem<T>[];
-  /**
-   * Call from the object's alarm(): hands each item due now to `callback` in deadline order,
-   * removing it from storage once the callback has returned or resolved; then re-arms the alarm.
-   */
-  deliver(callback: (value: T, item: { id: number; deadline: number }) => unknown): Promise<number>;
+  readonly [Symbol.toStringTag]: string;
 }

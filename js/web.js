@@ -1,9 +1,19 @@
-// Browser entry (window and workers; also bundlers): fetch and instantiate the wasm next to
-// this file. Bundlers rewrite the `new URL(..., import.meta.url)` to the emitted asset.
-import init from "../dist/tarry.js";
+// Browser entry (pages and workers; also what bundlers pick): nothing is loaded at import,
+// because a browser can only fetch the wasm asynchronously and top-level await breaks
+// bundlers. A page calls `await init()` once before its first queue; init() fetches
+// tarry_bg.wasm next to this package's dist/ (bundlers that understand
+// `new URL(..., import.meta.url)` emit it and rewrite the URL), or loads what it is given.
+import { init as load } from "./wasm.js";
 import { flushAll } from "./queue.js";
 
-await init({ module_or_path: new URL("../dist/tarry_bg.wasm", import.meta.url) });
+/**
+ * Loads tarry's wasm; call once, and await it, before the first DelayQueue or Scheduler.
+ * `source` (optional): where the wasm is (a URL or string, a Request, a Response or a
+ * promise of one), its bytes, or a compiled WebAssembly.Module. Idempotent.
+ */
+export function init(source) {
+  return load(source, () => new URL("../dist/tarry_bg.wasm", import.meta.url));
+}
 
 // A hidden tab's timers are throttled (to once a second, later once a minute): when the
 // page is shown again, hand out whatever came due meanwhile at once, in order.

@@ -1,11 +1,13 @@
 // Cloudflare Workers entry: Workers forbid compiling wasm from bytes at run time, so the
 // module is imported as a compiled WebAssembly.Module (wrangler and miniflare bundle it).
 import wasm from "../dist/tarry_bg.wasm";
-import { initSync } from "../dist/tarry.js";
+import { loadSync } from "./wasm.js";
 
-initSync({ module: wasm });
+loadSync(wasm);
 
 export { DelayQueue } from "./queue.js";
 export { Scheduler } from "./scheduler.js";
 export { ClosedError } from "./errors.js";
 export { DurableDelayQueue } from "./durable.js";
+/** Loaded at import already: resolves at once (for code shared with the browser). */
+export { init } from "./wasm.js";

@@ -60,3 +60,9 @@ limit 300 node_modules/.bin/deno test --allow-read --allow-write --allow-run tes
 
 step "Cloudflare Workers tests in workerd (miniflare; it needs Node >= 22, so under Node 24)"
 limit 600 $node24 "${node_test[@]}" tests/workerd/*.test.mjs
+
+step "the package as users install it: types (TypeScript 5.9 and 7, attw) from the packed tarball"
+limit 600 bash scripts/test-consumers.sh types
+
+step "the package as users install it: Vite 8 and 7, webpack, esbuild, Rollup in Chromium; Node, Bun, Deno"
+limit 900 bash scripts/test-consumers.sh bundlers

@@ -14,7 +14,7 @@ import { serve } from "../../scripts/serve.mjs";
 export const executablePath = process.env.CHROMIUM ?? "/usr/bin/chromium";
 export const artifacts = fileURLToPath(new URL("../artifacts/", import.meta.url));
 
-const args = [
+export const args = [
   "--no-sandbox", // as root, and in containers
   "--disable-gpu",
   "--disable-quic",

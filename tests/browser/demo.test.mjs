@@ -82,6 +82,19 @@ test("the 30 min preset places an order due in 30 minutes", async () => {
   await page.close();
 });
 
+test("Cancel all empties the queue and logs it as cleared", async () => {
+  const page = await openDemo();
+  await page.click("#place-1k");
+  await page.waitForFunction(() => demo.queue.size === 1000);
+  await page.click("#clear");
+  const line = await page.waitForSelector("#log li.cleared");
+  assert.match(await line.textContent(), /Cleared 1,000 pending orders/);
+  assert.equal(await line.getAttribute("class"), "cleared", "not logged as a placement");
+  assert.deepEqual(await page.evaluate(() => [demo.queue.size, demo.pending.size]), [0, 0]);
+  await page.waitForFunction(() => document.querySelector("#pending-note").textContent === "nothing pending");
+  await page.close();
+});
+
 test("10,000 orders: the page stays responsive, one timer serves them all, none is lost", async () => {
   const page = await openDemo();
   await placeOne(page, { seconds: 1, preset: true, customer: "Ada Lovelace" }); // for the screenshot

@@ -41,7 +41,8 @@ test("a tab shown again delivers every overdue item at once, in order, without i
         c.port2.postMessage(null);
       });
 
-    const { DelayQueue } = await import("/js/web.js");
+    const { DelayQueue, init } = await import("/js/web.js");
+    await init();
     const queue = new DelayQueue();
     const got = [];
     (async () => {
@@ -148,7 +149,8 @@ test("a DelayQueue runs inside a Web Worker", async () => {
 test("a main thread blocked for 500 ms: every overdue item at once, in order, none lost", async () => {
   const page = await browser.open("/tests/browser/pages/blank.html");
   const r = await page.evaluate(async () => {
-    const { DelayQueue } = await import("/js/web.js");
+    const { DelayQueue, init } = await import("/js/web.js");
+    await init();
     const queue = new DelayQueue();
     const n = 200;
     const items = [];
@@ -204,7 +206,8 @@ test("a main thread blocked for 500 ms: every overdue item at once, in order, no
 test("queue.stats counts every item a take() hands out, with its lateness, even those already due", async () => {
   const page = await browser.open("/tests/browser/pages/blank.html");
   const r = await page.evaluate(async () => {
-    const { DelayQueue } = await import("/js/web.js");
+    const { DelayQueue, init } = await import("/js/web.js");
+    await init();
     const queue = new DelayQueue();
     for (let i = 0; i < 50; i++) queue.offer(i, i);
     const blockedAt = performance.now();

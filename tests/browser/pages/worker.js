@@ -1,6 +1,8 @@
 // A DelayQueue inside a dedicated module worker: the browser entry loads its wasm there too,
 // and the worker's own setTimeout drives the one timer. Reports what came out, and when.
-import { DelayQueue } from "/js/web.js";
+import { DelayQueue, init } from "/js/web.js";
+
+await init();
 
 const queue = new DelayQueue();
 const n = 60;

@@ -1,0 +1,37 @@
+// What each built app checks, on the page and in a module worker: order (FIFO among ties),
+// cancel by handle, a timed-out take, never early. Returns a plain object to compare.
+export async function exercise({ DelayQueue, Scheduler, init }, start) {
+  await start(init);
+  const queue = new DelayQueue();
+  const t0 = performance.now();
+  const deadlines = {};
+  for (const [value, delay] of [
+    ["c", 30],
+    ["a", 10],
+    ["b1", 20],
+    ["b2", 20],
+    ["now", 0],
+  ]) {
+    deadlines[value] = performance.now() + delay;
+    queue.offer(value, delay);
+  }
+  const paid = queue.offer("paid", 15);
+  const cancelled = queue.cancel(paid);
+  const got = [];
+  const early = [];
+  for (let i = 0; i < 5; i++) {
+    const value = await queue.take({ timeout: 5000 });
+    got.push(value);
+    if (performance.now() < deadlines[value]) early.push(value);
+  }
+  const timedOut = await queue.take({ timeout: 5 });
+  const ran = await new Promise((resolve) => {
+    const order = [];
+    const scheduler = new Scheduler();
+    scheduler.schedule(() => order.push(2), 10);
+    scheduler.schedule(() => order.push(1), 5);
+    scheduler.schedule(() => resolve(order), 15);
+  });
+  queue.close();
+  return { got, cancelled, early, timedOut: timedOut === undefined, ran, ms: Math.round(performance.now() - t0) };
+}
