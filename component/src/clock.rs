@@ -40,8 +40,9 @@ mod wasi {
         origin: monotonic_clock::Instant,
     }
 
-    impl WasiClock {
-        pub fn new() -> Self {
+    /// A clock whose origin is now.
+    impl Default for WasiClock {
+        fn default() -> Self {
             Self { origin: monotonic_clock::now() }
         }
     }

@@ -22,11 +22,11 @@ struct DelayQueue(RefCell<Queue<WasiClock>>);
 
 impl GuestDelayQueue for DelayQueue {
     fn new() -> Self {
-        Self(RefCell::new(Queue::new(WasiClock::new())))
+        Self(RefCell::new(Queue::new(WasiClock::default())))
     }
 
     fn bounded(capacity: u32) -> Result<wit::DelayQueue, Error> {
-        let queue = Queue::bounded(WasiClock::new(), capacity)?;
+        let queue = Queue::bounded(WasiClock::default(), capacity)?;
         Ok(wit::DelayQueue::new(Self(RefCell::new(queue))))
     }
 
