@@ -60,16 +60,19 @@ impl<A: Alarm> Queue<A> {
         self.items.clock().now()
     }
 
+    /// Offers `payload`, due `delay_ms` from now (negative: already due); its handle.
     pub fn offer(&mut self, payload: Vec<u8>, delay_ms: f64) -> Result<u64, Error> {
         let result = self.items.offer(payload.into_boxed_slice(), delay_ms);
         result.map(Handle::into_raw).map_err(|e| self.refused(e.refusal, "delay-ms", delay_ms))
     }
 
+    /// Offers `payload`, due at `deadline_ms` on the queue's clock; its handle.
     pub fn offer_at(&mut self, payload: Vec<u8>, deadline_ms: f64) -> Result<u64, Error> {
         let result = self.items.offer_at(payload.into_boxed_slice(), deadline_ms);
         result.map(Handle::into_raw).map_err(|e| self.refused(e.refusal, "deadline-ms", deadline_ms))
     }
 
+    /// The head if it is due; never waits.
     pub fn poll(&mut self) -> Option<Item> {
         self.items.poll_expired().map(item)
     }
@@ -119,6 +122,7 @@ impl<A: Alarm> Queue<A> {
         std::iter::from_fn(|| self.items.poll_expired()).take(max as usize).map(item).collect()
     }
 
+    /// The head, due or not, left in the queue (its payload copied).
     pub fn peek(&self) -> Option<Item> {
         self.items.head().map(|(handle, deadline, payload)| Item {
             handle: handle.into_raw(),
@@ -127,41 +131,50 @@ impl<A: Alarm> Queue<A> {
         })
     }
 
+    /// The head's deadline.
     pub fn next_deadline(&self) -> Option<f64> {
         self.items.next_deadline()
     }
 
+    /// Items in the queue, due or not.
     pub fn len(&self) -> u32 {
         // At most MAX_CAPACITY items: the core's heap holds no more than 2^31 - 1.
         self.items.len() as u32
     }
 
+    /// Whether the queue holds no item.
     pub fn is_empty(&self) -> bool {
         self.items.is_empty()
     }
 
+    /// Removes the item `handle` names and returns its payload; `None` for a stale handle.
     pub fn cancel(&mut self, handle: u64) -> Option<Vec<u8>> {
         self.items.cancel(Handle::from_raw(handle)).map(Vec::from)
     }
 
+    /// Moves the item to `delay_ms` from now; `Ok(false)` for a stale handle.
     pub fn reschedule(&mut self, handle: u64, delay_ms: f64) -> Result<bool, Error> {
         let result = self.items.reschedule(Handle::from_raw(handle), delay_ms);
         result.map_err(|refusal| self.refused(refusal, "delay-ms", delay_ms))
     }
 
+    /// Moves the item to `deadline_ms` on the queue's clock; `Ok(false)` for a stale handle.
     pub fn reschedule_at(&mut self, handle: u64, deadline_ms: f64) -> Result<bool, Error> {
         let result = self.items.reschedule_at(Handle::from_raw(handle), deadline_ms);
         result.map_err(|refusal| self.refused(refusal, "deadline-ms", deadline_ms))
     }
 
+    /// Milliseconds until the item is due (negative when overdue); `None` for a stale handle.
     pub fn delay_of(&self, handle: u64) -> Option<f64> {
         self.items.delay_of(Handle::from_raw(handle))
     }
 
+    /// Removes every item; handles given out stay stale.
     pub fn clear(&mut self) {
         self.items.clear();
     }
 
+    /// The queue's figures: its length and how often `take` woke.
     pub fn stats(&self) -> Stats {
         Stats { len: self.len(), wakes: self.wakes, early_wakes: self.early_wakes }
     }
