@@ -1,10 +1,14 @@
 #!/usr/bin/env bash
-# Style kept by tools, not by review: rustfmt, clippy (natively and for wasm32, warnings are
-# errors) and Biome (format and lint of js/, www/, bench/, scripts/, tests/, examples/).
+# Style kept by tools, not by review: rustfmt, clippy (natively and for wasm32; for the
+# component crate also wasm32-wasip2; warnings are errors) and Biome (format and lint of js/,
+# www/, bench/, scripts/, tests/, examples/).
 # `npm run lint` runs it; `npm run format` rewrites what the formatters would change.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 cargo fmt --check
 cargo clippy --quiet --all-targets -- -D warnings
 cargo clippy --quiet --lib --tests --target wasm32-unknown-unknown -- -D warnings
+# The component crate: natively (its queue logic and tests), and for wasm32-wasip2 (its WASI glue).
+cargo clippy --quiet -p tarry-queue-component --all-targets -- -D warnings
+cargo clippy --quiet -p tarry-queue-component --lib --target wasm32-wasip2 -- -D warnings
 node_modules/.bin/biome check --error-on-warnings .

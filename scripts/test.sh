@@ -29,6 +29,7 @@ node24=node_modules/node24/bin/node
 
 limit 2400 bash scripts/setup.sh            # the wasm32 target, wasm-bindgen-cli, npm ci (when missing or stale)
 limit 1200 bash scripts/build.sh --if-stale
+limit 1200 bash scripts/build-component.sh  # the WebAssembly component (adds the wasm32-wasip2 target when missing)
 limit 1200 bash scripts/setup-browser.sh    # Debian's chromium and chromium-driver (when missing)
 # wasm-bindgen-test-runner runs tests/browser.rs in Chromium through chromedriver
 # (Chromium's arguments: webdriver.json).
@@ -57,6 +58,12 @@ limit 600 $node24 "${node_test[@]}" tests/js/*.test.mjs
 
 step "Deno tests ($(node_modules/.bin/deno --version | head -1), from the deno devDependency)"
 limit 300 node_modules/.bin/deno test --allow-read --allow-write --allow-run tests/deno/
+
+step "WebAssembly component: its crate's tests, then the built component from Python (wasmtime) and Node (jco)"
+limit 900 bash scripts/setup-component.sh  # wasmtime (PyPI) in a venv, jco-transpile (npm); under target/wasm-component
+limit 900 cargo test --quiet -p tarry-queue-component
+limit 300 target/wasm-component/venv/bin/python -m unittest discover -v -s tests/component -p 'test_*.py'
+limit 300 node "${node_test[@]}" tests/component/*.test.mjs
 
 step "Cloudflare Workers tests in workerd (miniflare; it needs Node >= 22, so under Node 24)"
 limit 600 $node24 "${node_test[@]}" tests/workerd/*.test.mjs
