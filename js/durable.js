@@ -16,8 +16,9 @@
 // stored as the storage stores them (structured clone). The order lives in the wasm core,
 // which this adapter uses with no host timer at all.
 
-import { Core } from "../dist/tarry.js";
-import { checkMs, checkValue, describe, epochOf } from "./checks.js";
+import { Deadlines } from "../dist/tarry.js";
+import { checkMs, checkValue, describe, epochOf } from "./arguments.js";
+import { Slots } from "./slots.js";
 
 /**
  * A delay queue kept in a Durable Object's storage and woken by its alarm.
@@ -35,9 +36,9 @@ import { checkMs, checkValue, describe, epochOf } from "./checks.js";
 export class DurableDelayQueue {
   #storage;
   #prefix;
-  #core = new Core(-1, false);
-  /** records[slot]: { id, value, deadline, seq } of the live item in that slot. */
-  #records = [];
+  #core = new Deadlines(Infinity);
+  /** The { id, value, deadline, seq } of each live item, by handle. */
+  #records = new Slots();
   /** id → the core's handle for it (ids persist, handles do not). */
   #handles = new Map();
   #next = 0;
@@ -92,9 +93,8 @@ export class DurableDelayQueue {
   async cancel(id) {
     const h = this.#handles.get(id);
     if (h === undefined) return undefined;
-    const slot = this.#core.cancel(h);
-    const record = this.#records[slot];
-    this.#records[slot] = undefined;
+    this.#core.cancel(h);
+    const record = this.#records.take(h);
     this.#handles.delete(id);
     await this.#storage.delete(this.#key(id));
     await this.#arm();
@@ -106,13 +106,11 @@ export class DurableDelayQueue {
     checkMs(delayMs, "delayMs");
     const h = this.#handles.get(id);
     if (h === undefined) return false;
-    const slot = h >>> 0;
-    const old = this.#records[slot];
+    const old = this.#records.take(h);
     const record = { id, value: old.value, deadline: Date.now() + delayMs, seq: this.#next++ };
     // A new seq puts it behind the items already due then, as the core does; stored with it,
     // the order is the same after a restart.
     this.#core.cancel(h);
-    this.#records[slot] = undefined;
     this.#insert(record);
     await this.#storage.put({ [this.#key(id)]: stored(record), [`${this.#prefix}next`]: this.#next });
     await this.#arm();
@@ -121,22 +119,22 @@ export class DurableDelayQueue {
 
   /** The head's value (due or not), or undefined when empty. */
   peek() {
-    const slot = this.#core.peekSlot();
-    return slot < 0 ? undefined : this.#records[slot].value;
+    const h = this.#core.head();
+    return h === 0 ? undefined : this.#records.get(h).value;
   }
 
   /** The epoch-ms deadline of an item, or undefined when the id names none. */
   deadlineOf(id) {
     const h = this.#handles.get(id);
-    return h === undefined ? undefined : this.#records[h >>> 0].deadline;
+    return h === undefined ? undefined : this.#records.get(h).deadline;
   }
 
   /** Every item as { id, value, deadline }, in deadline order (FIFO among ties). */
   toArray() {
-    const slots = this.#core.sortedSlots();
-    const out = new Array(slots.length);
-    for (let i = 0; i < slots.length; i++) {
-      const { id, value, deadline } = this.#records[slots[i]];
+    const handles = this.#core.sortedHandles();
+    const out = new Array(handles.length);
+    for (let i = 0; i < handles.length; i++) {
+      const { id, value, deadline } = this.#records.get(handles[i]);
       out[i] = { id, value, deadline };
     }
     return out;
@@ -154,17 +152,17 @@ export class DurableDelayQueue {
     const now = Date.now();
     let delivered = 0;
     for (;;) {
-      const slot = this.#core.peekSlot();
-      if (slot < 0) break;
-      const record = this.#records[slot];
+      const head = this.#core.head();
+      if (head === 0) break;
+      const record = this.#records.get(head);
       if (record.deadline > now) break;
       const h = this.#handles.get(record.id);
       await callback(record.value, { id: record.id, deadline: record.deadline });
       delivered++;
       // The callback may have cancelled or rescheduled it; only the same item is removed.
-      if (this.#handles.get(record.id) === h && this.#records[h >>> 0] === record) {
+      if (this.#handles.get(record.id) === h && this.#records.get(h) === record) {
         this.#core.cancel(h);
-        this.#records[h >>> 0] = undefined;
+        this.#records.take(h);
         this.#handles.delete(record.id);
         await this.#storage.delete(this.#key(record.id));
       }
@@ -188,8 +186,8 @@ export class DurableDelayQueue {
   }
 
   #insert(record) {
-    const h = this.#core.offerAt(record.deadline - this.#offset);
-    this.#records[h >>> 0] = record;
+    const h = this.#core.offer(record.deadline - this.#offset);
+    this.#records.put(h, record);
     this.#handles.set(record.id, h);
   }
 
@@ -229,8 +227,8 @@ export class DurableDelayQueue {
 
   /** Sets the alarm for the head's deadline, or deletes it when empty; no call when unchanged. */
   async #arm() {
-    const slot = this.#core.peekSlot();
-    const target = slot < 0 ? null : this.#records[slot].deadline;
+    const head = this.#core.head();
+    const target = head === 0 ? null : this.#records.get(head).deadline;
     if (target === this.#alarmAt) return;
     this.#alarmAt = target;
     if (target === null) await this.#storage.deleteAlarm();

@@ -18,6 +18,7 @@
 
 mod chunked;
 mod clock;
+mod driver;
 mod heap;
 mod lateness;
 mod queue;
@@ -30,5 +31,6 @@ mod binding;
 #[cfg(not(target_arch = "wasm32"))]
 pub use clock::SystemClock;
 pub use clock::{Clock, ManualClock};
+pub use driver::Driver;
 pub use lateness::Lateness;
-pub use queue::{DelayQueue, Expired, Handle, OfferError, Refusal};
+pub use queue::{DelayQueue, Expired, Handle, OfferError, Refusal, MAX_ITEMS};
