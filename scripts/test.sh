@@ -49,6 +49,11 @@ limit 300 node bench/run.mjs --smoke
 step "JS tests against the built package (node:test)"
 limit 600 node "${node_test[@]}" tests/js/*.test.mjs
 
+step "fake timers: @sinonjs/fake-timers and node:test mock.timers (node:test), Jest, Vitest (under Node 24: it needs >= 22.12)"
+limit 300 node "${node_test[@]}" tests/fake-timers/sinon.test.mjs tests/fake-timers/node.test.mjs
+limit 300 node --experimental-vm-modules node_modules/jest/bin/jest.js --ci tests/fake-timers/jest.test.mjs
+limit 300 $node24 node_modules/vitest/vitest.mjs run tests/fake-timers/vitest.test.mjs
+
 step "browser tests in headless Chromium: the demo, hidden tabs, a worker (playwright-core, node:test)"
 limit 600 node "${node_test[@]}" tests/browser/
 
