@@ -177,16 +177,8 @@ export class DelayQueue {
     const tl = this.#tl;
     const h = tl.offer(value, deadline);
     if (h !== null && this.#takers.size !== 0) {
-      if (deadline <= now) {
-        this.#serve(now);
-      } else {
-        try {
-          tl.sync(true);
-        } catch (e) {
-          tl.cancel(h);
-          throw e;
-        }
-      }
+      if (deadline <= now) this.#serve(now);
+      else tl.armFor(h);
     }
     return h;
   }

@@ -142,12 +142,7 @@ export class Scheduler {
   #add(job, deadline) {
     const tl = this.#tl;
     const h = tl.offer(job, this.#notThisWake(deadline));
-    try {
-      tl.sync(true);
-    } catch (e) {
-      tl.cancel(h);
-      throw e;
-    }
+    tl.armFor(h);
     return h;
   }
 

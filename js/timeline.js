@@ -102,6 +102,20 @@ export class Timeline {
     this.timer.set(this.deadlines.wakeAt(waiting));
   }
 
+  /**
+   * After offering `handle` for something that waits: arms the timer for the new earliest
+   * deadline. If the host refuses the timer, takes the item back out and throws, so that
+   * the offer changes nothing.
+   */
+  armFor(handle) {
+    try {
+      this.sync(true);
+    } catch (e) {
+      this.cancel(handle);
+      throw e;
+    }
+  }
+
   /** Figures for monitoring; zeros once closed. */
   stats(takers) {
     const d = this.deadlines;

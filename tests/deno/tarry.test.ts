@@ -107,6 +107,16 @@ Deno.test("one host timer for many items and takers", async () => {
   }
 });
 
+/** Runs Deno with `args` in `cwd`; its exit code and output. */
+async function deno(args: string[], cwd: string) {
+  const out = await new Deno.Command(Deno.execPath(), { args, cwd, stdout: "piped", stderr: "piped" }).output();
+  return {
+    code: out.code,
+    stdout: new TextDecoder().decode(out.stdout),
+    stderr: new TextDecoder().decode(out.stderr),
+  };
+}
+
 /** Runs a module in a fresh Deno process; its exit code, stdout and time taken. */
 async function runDeno(code: string) {
   const dir = await Deno.makeTempDir({ dir: new URL("tests/deno/", root).pathname });
@@ -114,18 +124,8 @@ async function runDeno(code: string) {
     const file = `${dir}/main.ts`;
     await Deno.writeTextFile(file, code);
     const t0 = now();
-    const out = await new Deno.Command(Deno.execPath(), {
-      args: ["run", "--allow-read", file],
-      cwd: new URL(".", root).pathname,
-      stdout: "piped",
-      stderr: "piped",
-    }).output();
-    return {
-      code: out.code,
-      stdout: new TextDecoder().decode(out.stdout),
-      stderr: new TextDecoder().decode(out.stderr),
-      ms: now() - t0,
-    };
+    const out = await deno(["run", "--allow-read", file], new URL(".", root).pathname);
+    return { ...out, ms: now() - t0 };
   } finally {
     await Deno.remove(dir, { recursive: true });
   }
@@ -205,20 +205,13 @@ async function runInProject(file: string, code: string, args: string[]) {
   try {
     await Deno.mkdir(`${dir}/node_modules`);
     await Deno.symlink(new URL(".", root).pathname, `${dir}/node_modules/tarry-queue`);
-    await Deno.writeTextFile(`${dir}/package.json`, JSON.stringify({ type: "module", dependencies: { tarry: "*" } }));
+    await Deno.writeTextFile(
+      `${dir}/package.json`,
+      JSON.stringify({ type: "module", dependencies: { "tarry-queue": "*" } }),
+    );
     await Deno.writeTextFile(`${dir}/deno.json`, JSON.stringify({ nodeModulesDir: "manual" }));
     await Deno.writeTextFile(`${dir}/${file}`, code);
-    const out = await new Deno.Command(Deno.execPath(), {
-      args: ["run", ...args, file],
-      cwd: dir,
-      stdout: "piped",
-      stderr: "piped",
-    }).output();
-    return {
-      code: out.code,
-      stdout: new TextDecoder().decode(out.stdout),
-      stderr: new TextDecoder().decode(out.stderr),
-    };
+    return await deno(["run", ...args, file], dir);
   } finally {
     await Deno.remove(dir, { recursive: true });
   }
