@@ -143,6 +143,8 @@ export class DelayQueue {
     if (n > room) throw new RangeError(`the batch of ${n} does not fit: room for ${room}`);
     const now = tl.clock.now();
     const handles = d.offerMany(now, ds);
+    // All or none: none when a queue that has room on paper has run out of slots.
+    if (handles.length !== n) throw new RangeError(`the batch of ${n} does not fit: the queue has no room left`);
     for (let i = 0; i < n; i++) tl.values.put(handles[i], vs[i]);
     if (this.#takers.size !== 0) this.#serve(now);
     return Array.from(handles);

@@ -271,6 +271,8 @@ test("bad input gets a clear error naming the argument and changes nothing", asy
     [() => new DelayQueue({ capacity: "3" }), TypeError, /capacity/],
     [() => new DelayQueue({ keepAlive: "no" }), TypeError, /keepAlive/],
     [() => new DelayQueue(7), TypeError, /options/],
+    [() => new DelayQueue({ clock: 5 }), TypeError, /clock/],
+    [() => new DelayQueue({ capacity: 2 ** 40 }), RangeError, /capacity/],
   ];
   for (const [call, type, name] of cases) {
     assert.throws(call, (e) => e instanceof type && name.test(e.message), String(call));
