@@ -8,6 +8,8 @@
 //   deno test --allow-read --allow-run --allow-write --allow-env tests/deno/
 import { assert, assertEquals, assertRejects, assertThrows } from "./assert.ts";
 import { DelayQueue, Scheduler } from "tarry-queue";
+// The README reader the Node and workerd tests use (Deno runs its node: imports).
+import { readmeExample } from "../readme.mjs";
 
 const root = new URL("../../", import.meta.url);
 const now = () => performance.now();
@@ -187,15 +189,6 @@ Deno.test("snapshot round trip through localStorage", async () => {
   );
 });
 
-/** The code block of README.md's `## Runtimes` whose info string is `lang tag`. */
-async function readmeExample(lang: string, tag: string): Promise<string> {
-  const readme = await Deno.readTextFile(new URL("README.md", root));
-  const section = readme.slice(readme.indexOf("\n## Runtimes"));
-  const m = section.match(new RegExp(`\`\`\`${lang} ${tag}\\n([\\s\\S]*?)\`\`\``));
-  assert(m, `README.md has no \`\`\`${lang} ${tag} block under ## Runtimes`);
-  return m[1];
-}
-
 /**
  * Runs README code as a user's project would: in a folder whose node_modules/tarry-queue is this
  * package (Deno's "bring your own node_modules"), so `npm:tarry-queue` resolves through exports.
@@ -218,14 +211,14 @@ async function runInProject(file: string, code: string, args: string[]) {
 }
 
 Deno.test("README: the Deno example runs as written", async () => {
-  const code = await readmeExample("ts", "deno");
+  const code = readmeExample("ts", "deno");
   const r = await runInProject("main.ts", code, ["--allow-read"]);
   assertEquals(r.code, 0, r.stderr);
-  assertEquals(r.stdout, await readmeExample("text", "deno-output"));
+  assertEquals(r.stdout, readmeExample("text", "deno-output"));
 });
 
 Deno.test("README: the browser example's module runs (in Deno: fetch of file: URLs, localStorage)", async () => {
-  const html = await readmeExample("html", "browser");
+  const html = readmeExample("html", "browser");
   const map = html.match(/<script type="importmap">([\s\S]*?)<\/script>/);
   const module = html.match(/<script type="module">([\s\S]*?)<\/script>/);
   assert(map && module, "the browser example has an import map and a module script");
@@ -235,5 +228,5 @@ Deno.test("README: the browser example's module runs (in Deno: fetch of file: UR
     `--import-map=${`data:application/json,${encodeURIComponent(map[1])}`}`,
   ]);
   assertEquals(r.code, 0, r.stderr);
-  assertEquals(r.stdout, await readmeExample("text", "browser-output"));
+  assertEquals(r.stdout, readmeExample("text", "browser-output"));
 });
