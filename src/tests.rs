@@ -425,3 +425,19 @@ fn generations_come_round_from_the_top_and_handles_stay_fresh() {
     assert_eq!(q.cancel(Handle::from_raw(u64::from(slot))), None, "generation 0 names nothing");
     q.check();
 }
+
+#[test]
+fn tags_sit_in_the_high_bits_and_wrap_after_4096() {
+    use crate::heap::Heap;
+    let mut first = Vec::new();
+    for tag in [0u32, 1, 4095, 4096] {
+        let mut h = Heap::new(tag);
+        let slot = h.insert(1.0, ()).unwrap();
+        let raw = h.handle_of(slot);
+        assert!(raw < 1 << 53);
+        assert_eq!(raw >> (SLOT_BITS + 15), u64::from(tag % 4096), "tag {tag} in the top 12 bits");
+        first.push(h.first_generation());
+    }
+    assert_eq!(first[0], first[3], "tags are taken modulo 2^12");
+    assert!(first.iter().all(|&g| g >= 1 && g <= MAX_GENERATION));
+}
