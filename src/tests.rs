@@ -439,5 +439,5 @@ fn tags_sit_in_the_high_bits_and_wrap_after_4096() {
         first.push(h.first_generation());
     }
     assert_eq!(first[0], first[3], "tags are taken modulo 2^12");
-    assert!(first.iter().all(|&g| g >= 1 && g <= MAX_GENERATION));
+    assert!(first.iter().all(|g| (1..=MAX_GENERATION).contains(g)));
 }
