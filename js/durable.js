@@ -37,7 +37,7 @@ export class DurableDelayQueue {
   #storage;
   #prefix;
   #core = new Deadlines(Infinity);
-  /** The { id, value, deadline, seq } of each live item, by handle. */
+  /** The { id, value, deadline, seq } of each live item. */
   #records = new Slots();
   /** id → the core's handle for it (ids persist, handles do not). */
   #handles = new Map();
@@ -94,7 +94,7 @@ export class DurableDelayQueue {
     const h = this.#handles.get(id);
     if (h === undefined) return undefined;
     this.#core.cancel(h);
-    const record = this.#records.take(h);
+    const record = this.#records.forget(h);
     this.#handles.delete(id);
     await this.#storage.delete(this.#key(id));
     await this.#arm();
@@ -106,7 +106,7 @@ export class DurableDelayQueue {
     checkMs(delayMs, "delayMs");
     const h = this.#handles.get(id);
     if (h === undefined) return false;
-    const old = this.#records.take(h);
+    const old = this.#records.forget(h);
     const record = { id, value: old.value, deadline: Date.now() + delayMs, seq: this.#next++ };
     // A new seq puts it behind the items already due then, as the core does; stored with it,
     // the order is the same after a restart.
@@ -119,22 +119,22 @@ export class DurableDelayQueue {
 
   /** The head's value (due or not), or undefined when empty. */
   peek() {
-    const h = this.#core.head();
-    return h === 0 ? undefined : this.#records.get(h).value;
+    const slot = this.#core.head();
+    return slot < 0 ? undefined : this.#records.get(slot).value;
   }
 
   /** The epoch-ms deadline of an item, or undefined when the id names none. */
   deadlineOf(id) {
     const h = this.#handles.get(id);
-    return h === undefined ? undefined : this.#records.get(h).deadline;
+    return h === undefined ? undefined : this.#records.named(h).deadline;
   }
 
   /** Every item as { id, value, deadline }, in deadline order (FIFO among ties). */
   toArray() {
-    const handles = this.#core.sortedHandles();
-    const out = new Array(handles.length);
-    for (let i = 0; i < handles.length; i++) {
-      const { id, value, deadline } = this.#records.get(handles[i]);
+    const slots = this.#core.sortedSlots();
+    const out = new Array(slots.length);
+    for (let i = 0; i < slots.length; i++) {
+      const { id, value, deadline } = this.#records.get(slots[i]);
       out[i] = { id, value, deadline };
     }
     return out;
@@ -152,17 +152,17 @@ export class DurableDelayQueue {
     const now = Date.now();
     let delivered = 0;
     for (;;) {
-      const head = this.#core.head();
-      if (head === 0) break;
-      const record = this.#records.get(head);
+      const slot = this.#core.head();
+      if (slot < 0) break;
+      const record = this.#records.get(slot);
       if (record.deadline > now) break;
       const h = this.#handles.get(record.id);
       await callback(record.value, { id: record.id, deadline: record.deadline });
       delivered++;
       // The callback may have cancelled or rescheduled it; only the same item is removed.
-      if (this.#handles.get(record.id) === h && this.#records.get(h) === record) {
+      if (this.#handles.get(record.id) === h && this.#records.named(h) === record) {
         this.#core.cancel(h);
-        this.#records.take(h);
+        this.#records.forget(h);
         this.#handles.delete(record.id);
         await this.#storage.delete(this.#key(record.id));
       }
@@ -227,8 +227,8 @@ export class DurableDelayQueue {
 
   /** Sets the alarm for the head's deadline, or deletes it when empty; no call when unchanged. */
   async #arm() {
-    const head = this.#core.head();
-    const target = head === 0 ? null : this.#records.get(head).deadline;
+    const slot = this.#core.head();
+    const target = slot < 0 ? null : this.#records.get(slot).deadline;
     if (target === this.#alarmAt) return;
     this.#alarmAt = target;
     if (target === null) await this.#storage.deleteAlarm();

@@ -224,12 +224,12 @@ export class DelayQueue {
     const tl = this.#tl;
     const d = tl.open();
     // Due by a time already handed to the binding: no clock read for a run of due items.
-    let h = d.poll(-Infinity);
-    if (h === 0) {
-      h = d.poll(tl.clock.now());
-      if (h === 0) return undefined;
+    let slot = d.poll(-Infinity);
+    if (slot < 0) {
+      slot = d.poll(tl.clock.now());
+      if (slot < 0) return undefined;
     }
-    const value = tl.values.take(h);
+    const value = tl.values.take(slot);
     if (this.#putters.size !== 0) this.#serve(tl.clock.now());
     return value;
   }
@@ -257,10 +257,10 @@ export class DelayQueue {
       this.#takers.push(taker);
       if (this.#takers.size === 1) {
         // Nobody is ahead of this take: an expired head is its at once.
-        const h = d.takeDue(now);
-        if (h !== 0) {
+        const slot = d.takeDue(now);
+        if (slot >= 0) {
           this.#takers.remove(taker);
-          this.#hand(taker, tl.values.take(h));
+          this.#hand(taker, tl.values.take(slot));
           if (this.#putters.size !== 0) this.#serve(now);
           return;
         }
@@ -290,15 +290,15 @@ export class DelayQueue {
 
   /** The head, expired or not; undefined when empty. */
   peek() {
-    const h = this.#tl.open().head();
-    return h === 0 ? undefined : this.#tl.values.get(h);
+    const slot = this.#tl.open().head();
+    return slot < 0 ? undefined : this.#tl.values.get(slot);
   }
 
   /** The head, expired or not; throws when empty. */
   element() {
-    const h = this.#tl.open().head();
-    if (h === 0) throw new RangeError("element(): the DelayQueue is empty");
-    return this.#tl.values.get(h);
+    const slot = this.#tl.open().head();
+    if (slot < 0) throw new RangeError("element(): the DelayQueue is empty");
+    return this.#tl.values.get(slot);
   }
 
   /** Removes the item a handle names and returns its value; undefined for a stale or unknown handle. O(log n). */
@@ -333,10 +333,10 @@ export class DelayQueue {
     if (max < 0 || (max !== Infinity && !Number.isInteger(max)))
       throw new RangeError(`max must be a non-negative integer or Infinity, got ${max}`);
     const tl = this.#tl;
-    const handles = tl.open().drain(tl.clock.now(), max);
+    const slots = tl.open().drain(tl.clock.now(), max);
     const values = tl.values;
-    const out = new Array(handles.length);
-    for (let i = 0; i < handles.length; i++) out[i] = values.take(handles[i]);
+    const out = new Array(slots.length);
+    for (let i = 0; i < slots.length; i++) out[i] = values.take(slots[i]);
     if (out.length !== 0) this.#changed();
     return out;
   }
@@ -352,9 +352,9 @@ export class DelayQueue {
   /** Every item in deadline order (FIFO among ties), without removing any. O(n log n). */
   toArray() {
     const tl = this.#tl;
-    const handles = tl.open().sortedHandles();
-    const out = new Array(handles.length);
-    for (let i = 0; i < handles.length; i++) out[i] = tl.values.get(handles[i]);
+    const slots = tl.open().sortedSlots();
+    const out = new Array(slots.length);
+    for (let i = 0; i < slots.length; i++) out[i] = tl.values.get(slots[i]);
     return out;
   }
 
@@ -366,7 +366,7 @@ export class DelayQueue {
   snapshot() {
     const tl = this.#tl;
     const d = tl.open();
-    return writeSnapshot(d.sortedHandles(), d.sortedDeadlines(), tl.values, tl.clock);
+    return writeSnapshot(d.sortedSlots(), d.sortedDeadlines(), tl.values, tl.clock);
   }
 
   /**
@@ -454,13 +454,13 @@ export class DelayQueue {
     for (;;) {
       let d = tl.deadlines;
       while (d !== null && takers.size !== 0) {
-        const h = d.takeDue(now);
-        if (h === 0) break;
-        this.#hand(takers.shift(), tl.values.take(h));
+        const slot = d.takeDue(now);
+        if (slot < 0) break;
+        this.#hand(takers.shift(), tl.values.take(slot));
         d = tl.deadlines; // a then getter read while handing out may have closed the queue
       }
       if (d === null) return;
-      for (let t = d.pollTimeout(now); t !== 0; t = d.pollTimeout(now)) {
+      for (let t = d.pollTimeout(now); t >= 0; t = d.pollTimeout(now)) {
         const taker = this.#timed.take(t);
         taker.timeout = 0; // already out of the binding
         this.#forget(taker);
@@ -523,7 +523,7 @@ export class DelayQueue {
   #release(taker) {
     if (taker.timeout !== 0) {
       this.#tl.deadlines?.cancelTimeout(taker.timeout);
-      this.#timed.take(taker.timeout);
+      this.#timed.forget(taker.timeout);
       taker.timeout = 0;
     }
     if (taker.onAbort) taker.signal.removeEventListener("abort", taker.onAbort);

@@ -172,8 +172,8 @@ export class Scheduler {
     // Run what was due when this wake-up began, in order.
     this.#wakeStart = now;
     try {
-      for (let h = d.takeDue(now); h !== 0; h = d.takeDue(now)) {
-        this.#run(tl.values.take(h));
+      for (let slot = d.takeDue(now); slot >= 0; slot = d.takeDue(now)) {
+        this.#run(tl.values.take(slot));
         d = tl.deadlines;
         if (d === null) return; // a callback closed the scheduler
       }

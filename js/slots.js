@@ -3,15 +3,16 @@
 // wasm-bindgen's externref table on every offer and cancel).
 //
 // A handle's low bits are its slot; the binding says which bits (`Deadlines.slotMask`, from
-// the handle layout in src/heap.rs). This module is the only JS that knows it: everything
-// else speaks handles.
+// the handle layout in src/heap.rs). This module is the only JS that knows it. JS names an
+// item to the binding by handle; the binding hands items out by slot (a small integer, so
+// no number is boxed on the way back), and passes both here as they are.
 
 import { Deadlines } from "../dist/tarry.js";
 
 /** Read from the binding on first use: the wasm is not instantiated when this module loads. */
 let mask = 0;
 
-/** Values by handle, for the handles of one queue. */
+/** Values by slot, for the items of one queue. */
 export class Slots {
   /** values[slot] is the value of the live item in that slot. */
   #values = [];
@@ -25,14 +26,23 @@ export class Slots {
     this.#values[handle & mask] = value;
   }
 
-  /** The value of a live item's handle. */
-  get(handle) {
+  /** The value of a live item, by its handle. */
+  named(handle) {
     return this.#values[handle & mask];
   }
 
-  /** The value of an item that has left the binding, forgotten here too. */
-  take(handle) {
-    const slot = handle & mask;
+  /** The value of an item cancelled by its handle, forgotten here too. */
+  forget(handle) {
+    return this.take(handle & mask);
+  }
+
+  /** The value in a slot the binding handed out. */
+  get(slot) {
+    return this.#values[slot];
+  }
+
+  /** The value in a slot whose item has left the binding, forgotten here too. */
+  take(slot) {
     const value = this.#values[slot];
     this.#values[slot] = undefined;
     return value;

@@ -20,15 +20,15 @@ import { Deadlines } from "../dist/tarry.js";
 export const SNAPSHOT_VERSION = 1;
 
 /**
- * The snapshot of items given by their handles and deadlines (on `clock`) in deadline
- * order, their values in `values` (a slot table). Throws a TypeError naming the first item
- * whose value would not survive JSON.
+ * The snapshot of items given by their slots and deadlines (on `clock`) in deadline order,
+ * their values in `values` (a slot table). Throws a TypeError naming the first item whose
+ * value would not survive JSON.
  */
-export function writeSnapshot(handles, deadlines, values, clock) {
+export function writeSnapshot(slots, deadlines, values, clock) {
   const high = clock.offset().high;
-  const items = new Array(handles.length);
-  for (let i = 0; i < handles.length; i++) {
-    const value = values.get(handles[i]);
+  const items = new Array(slots.length);
+  for (let i = 0; i < slots.length; i++) {
+    const value = values.get(slots[i]);
     if (
       typeof value === "object"
         ? !plainJson(value, 0)

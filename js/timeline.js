@@ -83,12 +83,7 @@ export class Timeline {
 
   /** Removes an item; its value, or undefined when the handle names nothing here. */
   cancel(handle) {
-    return this.open().cancel(handle) ? this.values.take(handle) : undefined;
-  }
-
-  /** The value of a handle that has just left the wasm half (0: none). */
-  took(handle) {
-    return handle === 0 ? undefined : this.values.take(handle);
+    return this.open().cancel(handle) ? this.values.forget(handle) : undefined;
   }
 
   /** Milliseconds until an item is due (negative when overdue), or undefined. */
