@@ -179,8 +179,16 @@ export class DelayQueue {
     const tl = this.#tl;
     const h = tl.offer(value, deadline);
     if (h !== null && this.#takers.size !== 0) {
-      if (deadline <= now) this.#serve(now);
-      else tl.armFor(h);
+      if (deadline <= now) {
+        this.#serve(now);
+      } else {
+        try {
+          tl.armFor(h);
+        } catch (e) {
+          this.#serve(now); // the takes already waiting need the timer back
+          throw e;
+        }
+      }
     }
     return h;
   }
@@ -272,9 +280,11 @@ export class DelayQueue {
         }
         tl.sync(true);
       } catch (e) {
-        // The host refused the timer: this take ends with its error, and nothing changed.
+        // The host refused the timer: this take ends with its error, and nothing changed
+        // (the takes already waiting get the timer back, or the same error).
         this.#forget(taker);
         reject(e);
+        this.#serve(now);
         return;
       }
       if (signal) {

@@ -142,7 +142,12 @@ export class Scheduler {
   #add(job, deadline) {
     const tl = this.#tl;
     const h = tl.offer(job, this.#notThisWake(deadline));
-    tl.armFor(h);
+    try {
+      tl.armFor(h);
+    } catch (e) {
+      this.#rearm(); // the callbacks already pending need the timer back
+      throw e;
+    }
     return h;
   }
 

@@ -292,3 +292,24 @@ test("stats after close(): zeros for both DelayQueue and Scheduler", () => {
   assert.equal(q.stats.size, 0);
   assert.deepEqual(s.stats, q.stats);
 });
+
+test("a refused timer leaves the takes already waiting with a timer, or rejects them with the error", async () => {
+  const realSetTimeout = globalThis.setTimeout;
+  const q = new DelayQueue();
+  q.offer("later", 40);
+  const first = q.take(); // arms the timer for 40 ms
+  let refusals = 1;
+  globalThis.setTimeout = (...args) => {
+    if (refusals-- > 0) throw new Error("refused once");
+    return realSetTimeout(...args);
+  };
+  try {
+    assert.throws(() => q.offer("sooner", 20), /refused once/); // a new head needs a new timer
+  } finally {
+    globalThis.setTimeout = realSetTimeout;
+  }
+  assert.equal(q.size, 1, "the refused offer added nothing");
+  assert.equal(q.stats.timersArmed, 1, "the waiting take has its timer back");
+  assert.equal(await first, "later");
+  q.close();
+});
