@@ -33,7 +33,10 @@ export class Slots {
 
   /** The value of an item cancelled by its handle, forgotten here too. */
   forget(handle) {
-    return this.take(handle & mask);
+    const slot = handle & mask;
+    const value = this.#values[slot];
+    this.#values[slot] = undefined;
+    return value;
   }
 
   /** The value in a slot the binding handed out. */

@@ -83,7 +83,8 @@ export class Timeline {
 
   /** Removes an item; its value, or undefined when the handle names nothing here. */
   cancel(handle) {
-    return this.open().cancel(handle) ? this.values.forget(handle) : undefined;
+    const d = this.deadlines ?? this.open();
+    return d.cancel(handle) ? this.values.forget(handle) : undefined;
   }
 
   /** Milliseconds until an item is due (negative when overdue), or undefined. */
