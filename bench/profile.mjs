@@ -1,5 +1,5 @@
 // Where tarry's time per operation goes, layer by layer: the JS face (js/queue.js) over
-// the wasm binding's Core (dist/tarry.js) over the core, against the plain-JS heap peer.
+// the wasm binding's Deadlines (dist/tarry.js) over the core, against the plain-JS heap peer.
 // A diagnostic for whoever optimises the core, not part of the table:
 //
 //   node bench/profile.mjs [N ...]      (default 10^5 and 10^6)
@@ -7,16 +7,16 @@
 // Rows, in ns per operation (best of 5 runs, each on a fresh queue of N items due in
 // [1 h, 2 h]):
 //   performance.now()            the host clock alone
-//   Core#size                    one exported call that does nothing (the boundary floor)
-//   Core#offerAt(deadline)       insert without a clock read inside wasm
-//   Core#offer(delay)            insert with the clock read inside wasm (imported call)
-//   DelayQueue#offer             the JS face: argument checks, Core#offer, values[slot] = v
-//   Core#cancel / DelayQueue#cancel, Core#poll / DelayQueue#poll: likewise
+//   Deadlines#size               one exported call that does nothing (the boundary floor)
+//   Deadlines#offer(deadline)    insert, no clock read
+//   Deadlines#offer(now + delay) insert with a performance.now() read in JS per item
+//   DelayQueue#offer             the JS face: argument checks, clock, Deadlines#offer, the slot table
+//   Deadlines#cancel / DelayQueue#cancel, Deadlines#poll / DelayQueue#poll: likewise
 //   plain-JS heap offer/cancel/poll: bench/peers/indexed-heap.mjs behind its wrapper
-//   churn step at N pending (cancel one, offer one) for Core, DelayQueue and the JS heap
+//   churn step at N pending (cancel one, offer one) for Deadlines, DelayQueue and the JS heap
 
 import { DelayQueue } from "tarry-queue";
-import { Core } from "../dist/tarry.js";
+import { Deadlines } from "../dist/tarry.js";
 import { HeapDelayQueue } from "./peers/indexed-heap.mjs";
 import { rng } from "./rng.mjs";
 
@@ -49,8 +49,8 @@ function profile(n) {
     for (let i = 0; i < n; i++) x += performance.now();
     return (performance.now() - t0 - (x === 0 ? 1 : 0)) / n;
   });
-  time("Core#size (an empty boundary crossing)", () => {
-    const c = new Core(-1, true);
+  time("Deadlines#size (an empty boundary crossing)", () => {
+    const c = new Deadlines(Infinity);
     let x = 0;
     const t0 = performance.now();
     for (let i = 0; i < n; i++) x += c.size;
@@ -59,19 +59,19 @@ function profile(n) {
     return ns;
   });
   const coreRun = (useDeadline, then) => {
-    const c = new Core(-1, true);
+    const c = new Deadlines(Infinity);
     const hs = new Float64Array(n);
     const base = performance.now();
     const t0 = performance.now();
-    if (useDeadline) for (let i = 0; i < n; i++) hs[i] = c.offerAt(base + delays[i]);
-    else for (let i = 0; i < n; i++) hs[i] = c.offer(delays[i]);
+    if (useDeadline) for (let i = 0; i < n; i++) hs[i] = c.offer(base + delays[i]);
+    else for (let i = 0; i < n; i++) hs[i] = c.offer(performance.now() + delays[i]);
     const t1 = performance.now();
     const out = then ? then(c, hs) : (t1 - t0) / n;
     c.free();
     return out;
   };
-  time("Core#offerAt(deadline): no clock read", () => coreRun(true));
-  time("Core#offer(delay): clock read in wasm", () => coreRun(false));
+  time("Deadlines#offer(deadline): no clock read", () => coreRun(true));
+  time("Deadlines#offer(now + delay): clock read in JS", () => coreRun(false));
   time("DelayQueue#offer (JS face)", () => {
     const q = new DelayQueue();
     const t0 = performance.now();
@@ -86,7 +86,7 @@ function profile(n) {
     for (let i = 0; i < n; i++) q.offer(i, delays[i]);
     return (performance.now() - t0) / n;
   });
-  time("Core#cancel", () =>
+  time("Deadlines#cancel", () =>
     coreRun(true, (c, hs) => {
       const t0 = performance.now();
       for (let k = 0; k < victims.length; k++) c.cancel(hs[victims[k]]);
@@ -111,11 +111,12 @@ function profile(n) {
     for (let k = 0; k < victims.length; k++) q.cancel(hs[victims[k]]);
     return (performance.now() - t0) / victims.length;
   });
-  time("Core#poll (all due)", () => {
-    const c = new Core(-1, true);
-    for (let i = 0; i < n; i++) c.offer(past[i]);
+  time("Deadlines#poll (all due)", () => {
+    const c = new Deadlines(Infinity);
+    const now = performance.now();
+    for (let i = 0; i < n; i++) c.offer(now + past[i]);
     const t0 = performance.now();
-    while (c.poll() >= 0);
+    while (c.poll(t0) >= 0);
     const ns = (performance.now() - t0) / n;
     c.free();
     return ns;
@@ -153,14 +154,14 @@ function profile(n) {
     return ns;
   };
   time(
-    "Core churn step: offer + cancel",
+    "Deadlines churn step: offer + cancel",
     churn(
       (hs) => {
-        const c = new Core(-1, true);
-        for (let i = 0; i < n; i++) hs[i] = c.offer(delays[i]);
+        const c = new Deadlines(Infinity);
+        for (let i = 0; i < n; i++) hs[i] = c.offer(performance.now() + delays[i]);
         return c;
       },
-      (c, k, h) => (c.cancel(h), c.offer(fresh[k])),
+      (c, k, h) => (c.cancel(h), c.offer(performance.now() + fresh[k])),
       (c) => c.free(),
     ),
   );

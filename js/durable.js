@@ -44,48 +44,48 @@
 // Storage layout, under `prefix` (default "tarry:"): `item:<id>` → { value, deadline, seq }
 // (deadline in epoch ms; seq orders equal deadlines) and `next` → the next id/seq.
 
-import { Core } from "../dist/tarry.js";
-import { checkMs, checkValue, describe, epochOf, options } from "./checks.js";
+import { checkMs, checkValue, describe, epochOf, options } from "./arguments.js";
+import { Slots } from "./slots.js";
+import { Deadlines } from "./wasm.js";
 
 // ---- The seam to the wasm binding: every use of it is in this class. ----
 
 /**
- * The items in deadline order, FIFO among equal deadlines: the binding's `Core` as an index
- * only. Nothing ever waits on it, so it arms no timer; deadlines go in as epoch ms, which it
- * only compares.
+ * The items in deadline order, FIFO among equal deadlines: the binding's `Deadlines` as an
+ * index only. Nothing ever waits on it, so no timer is armed for it; deadlines go in as epoch
+ * ms, which it only compares.
  */
 class Order {
-  #core = new Core(-1, false);
-  /** Records by the binding's slot for them (the low 32 bits of a handle). */
-  #bySlot = [];
+  #deadlines = new Deadlines(Infinity);
+  /** The record of each live item, by its slot. */
+  #records = new Slots();
 
   /** Adds `record` behind every item due no later; returns its handle for remove(). */
   add(record) {
-    const handle = this.#core.offerAt(record.deadline);
+    const handle = this.#deadlines.offer(record.deadline);
     // Refused only when full or not finite; this index is unbounded and deadlines are checked.
     if (handle < 0) throw new RangeError(`the order refused deadline ${record.deadline}`);
-    this.#bySlot[handle >>> 0] = record;
+    this.#records.put(handle, record);
     return handle;
   }
 
   remove(handle) {
-    const slot = this.#core.cancel(handle);
-    if (slot >= 0) this.#bySlot[slot] = undefined;
+    if (this.#deadlines.cancel(handle)) this.#records.forget(handle);
   }
 
   /** The record with the earliest deadline, or undefined. */
   head() {
-    const slot = this.#core.peekSlot();
-    return slot < 0 ? undefined : this.#bySlot[slot];
+    const slot = this.#deadlines.head();
+    return slot < 0 ? undefined : this.#records.get(slot);
   }
 
   /** Every record, head first. */
   sorted() {
-    return Array.from(this.#core.sortedSlots(), (slot) => this.#bySlot[slot]);
+    return Array.from(this.#deadlines.sortedSlots(), (slot) => this.#records.get(slot));
   }
 
   get size() {
-    return this.#core.size;
+    return this.#deadlines.size;
   }
 }
 

@@ -1,26 +1,46 @@
-// The JS face of tarry's DelayQueue: values, waiting takes and puts, and the API people
-// import. Ordering, handles and the one host timer live in the wasm core (src/binding.rs);
-// this file keeps values in an array indexed by slot, so only numbers cross into wasm.
+// DelayQueue: items that come out only once their delay has expired, in deadline order.
+//
+// Java's java.util.concurrent.DelayQueue for JS. The head is the item whose deadline is
+// earliest (FIFO among equal deadlines); poll() hands it out only once its deadline has
+// passed, and take() returns a Promise that resolves with it then. Java parks a leader
+// thread on a condition variable; JS has one thread, so a queue keeps ONE host timer,
+// armed only while a take() waits, for the earliest deadline that can serve or end a wait,
+// and re-armed whenever that changes. A timer that fires early (Node's can) hands nothing
+// out: the deadlines are checked against the clock, and the timer is armed again.
+//
+// Where things live (see ARCHITECTURE.md): the deadlines, their order and the handles in
+// wasm (src/binding.rs over the Rust core); the values in a JS array by slot (slots.js),
+// so only numbers cross into wasm; the timer, the clock and both halves in a Timeline
+// (timeline.js). This file holds what a DelayQueue adds: waiting takes and puts, served in
+// call order, and the API.
+//
+// Guarantees: never early (on the queue's monotonic clock); exact order with FIFO ties;
+// no lost items (an item leaves the queue only in the turn in which the take that gets it
+// is resolved, so an aborted or timed-out take leaves it queued); O(log n) offer, cancel,
+// reschedule and poll, O(1) peek.
 
-import { Core } from "./wasm.js";
+import { Slots } from "./slots.js";
+import { Timeline } from "./timeline.js";
+import { Waiters } from "./waiters.js";
 import { readSnapshot, writeSnapshot } from "./snapshot.js";
+import { ClosedError } from "./errors.js";
 import {
+  abortReason,
   checkBoolean,
+  checkCapacity,
+  checkClock,
   checkHandle,
   checkMs,
   checkSignal,
   checkValue,
-  closedError as closed,
   describe,
   epochOf,
+  isValue,
   options,
-} from "./checks.js";
-import { monotonicDeadline } from "./clock.js";
-
-const closedError = () => closed("DelayQueue");
+  thenable,
+} from "./arguments.js";
 
 const dispose = Symbol.dispose ?? Symbol.for("Symbol.dispose");
-const monotonicNow = () => performance.now();
 
 /** Every live queue, so that a page becoming visible again can flush overdue items. */
 const live = new Set();
@@ -31,32 +51,26 @@ const forgotten = new FinalizationRegistry((ref) => live.delete(ref));
  * See README.md for the API table and its mapping to java.util.concurrent.DelayQueue.
  */
 export class DelayQueue {
-  #core;
-  /** values[slot] is the value of the live item in that slot. */
-  #values = [];
-  /** Waiting take() calls in call order (a Set keeps insertion order and deletes in O(1)). */
-  #takers = new Set();
-  /** takes with a timeout, by the slot of their timeout handle in the core. */
-  #timed = [];
-  /** Waiting put() calls in call order. */
-  #putters = new Set();
+  #tl;
+  /** Waiting take() calls, in call order. */
+  #takers = new Waiters();
+  /** Waiting put() calls, in call order. */
+  #putters = new Waiters();
+  /** Takes waiting with a timeout, by the handle of their timeout. */
+  #timed = new Slots();
   #capacity;
-  #wake = () => this.#onTimer();
   #ref;
 
   /**
-   * @param {{capacity?: number, keepAlive?: boolean}} [opts]
+   * @param {{capacity?: number, keepAlive?: boolean, clock?: () => number}} [opts]
    */
   constructor(opts) {
-    const { capacity = Infinity, keepAlive = true } = options(opts, "options");
-    if (typeof capacity !== "number" || Number.isNaN(capacity))
-      throw new TypeError(`capacity must be a number, got ${describe(capacity)}`);
-    if (capacity !== Infinity && (!Number.isInteger(capacity) || capacity < 1 || capacity > 2 ** 31 - 1)) {
-      throw new RangeError(`capacity must be a positive integer or Infinity, got ${capacity}`);
-    }
+    const { capacity = Infinity, keepAlive = true, clock } = options(opts, "options");
+    checkCapacity(capacity);
     checkBoolean(keepAlive, "keepAlive");
+    if (clock !== undefined) checkClock(clock);
     this.#capacity = capacity;
-    this.#core = new Core(capacity === Infinity ? -1 : capacity, keepAlive);
+    this.#tl = new Timeline("DelayQueue", capacity, keepAlive, clock, () => this.#onTimer());
     this.#ref = new WeakRef(this);
     live.add(this.#ref);
     forgotten.register(this, this.#ref, this.#ref);
@@ -64,17 +78,17 @@ export class DelayQueue {
 
   /** Items in the queue, expired or not. */
   get size() {
-    return this.#core ? this.#core.size : 0;
+    return this.#tl.size;
   }
 
   /** Room left before offer() returns null; Infinity when unbounded. */
   get remainingCapacity() {
-    return this.#core ? this.#core.remainingCapacity : 0;
+    return this.#tl.deadlines === null ? 0 : this.#tl.deadlines.remainingCapacity;
   }
 
   /** Whether close() was called. */
   get closed() {
-    return this.#core === null;
+    return this.#tl.deadlines === null;
   }
 
   /**
@@ -82,71 +96,58 @@ export class DelayQueue {
    * wake-ups (and early ones, which re-arm), items handed to takes, and their lateness.
    */
   get stats() {
-    if (!this.#core)
-      return {
-        size: 0,
-        takers: 0,
-        timersArmed: 0,
-        timerArms: 0,
-        wakes: 0,
-        earlyWakes: 0,
-        delivered: 0,
-        latenessP50: 0,
-        latenessP99: 0,
-        latenessMax: 0,
-      };
-    return this.#core.stats();
+    return this.#tl.stats(this.#takers.size);
   }
 
   /** Adds `value`, due `delayMs` from now. Returns its handle, or null when a bounded queue is full. */
   offer(value, delayMs) {
     checkValue(value);
     checkMs(delayMs, "delayMs");
-    // Read the clock here rather than from wasm: a JS call to performance.now() is the
-    // cheaper of the two, and the clock is most of an offer's cost.
-    return this.#insert(value, monotonicNow() + delayMs, delayMs <= 0);
+    const now = this.#tl.clock.now();
+    return this.#insert(value, now + delayMs, now);
   }
 
   /**
    * Adds many items at once, `values[i]` due `delays[i]` ms from now (or all due `delays`
    * ms from now when it is one number), reading the clock once for the batch. Returns
-   * their handles in order. Checks everything first: a bad value or delay, or a batch
-   * larger than the room left, throws and adds nothing.
+   * their handles in order. Each element is read once and checked first: a bad value or
+   * delay, or a batch larger than the room left, throws and adds nothing.
    */
   offerMany(values, delays) {
     if (!Array.isArray(values)) throw new TypeError(`values must be an array, got ${describe(values)}`);
     const n = values.length;
-    let ds;
+    const vs = new Array(n);
+    for (let i = 0; i < n; i++) {
+      const v = values[i];
+      if (!isValue(v)) checkValue(v, `values[${i}]`);
+      vs[i] = v;
+    }
+    const ds = new Float64Array(n);
     if (typeof delays === "number") {
       checkMs(delays, "delays");
-      ds = new Float64Array(n).fill(delays);
+      ds.fill(delays);
     } else if (Array.isArray(delays) || delays instanceof Float64Array) {
-      if (delays.length !== n)
-        throw new RangeError(`delays must have one delay per value: ${delays.length} delays for ${n} values`);
+      const m = delays.length;
+      if (m !== n) throw new RangeError(`delays must have one delay per value: ${m} delays for ${n} values`);
       for (let i = 0; i < n; i++) {
         const d = delays[i];
         if (typeof d !== "number" || d - d !== 0) checkMs(d, `delays[${i}]`);
+        ds[i] = d;
       }
-      ds = delays instanceof Float64Array ? delays : Float64Array.from(delays);
     } else {
       throw new TypeError(`delays must be a number, an array of numbers or a Float64Array, got ${describe(delays)}`);
     }
-    for (let i = 0; i < n; i++) {
-      if (values[i] === undefined || values[i] === null) throw new TypeError(`values[${i}] must not be ${values[i]}`);
-    }
-    const core = this.#open();
-    if (n > core.remainingCapacity)
-      throw new RangeError(`the batch of ${n} does not fit: room for ${core.remainingCapacity}`);
-    const handles = core.offerMany(monotonicNow(), ds);
-    const out = new Array(n);
-    const stored = this.#values;
-    for (let i = 0; i < n; i++) {
-      const h = handles[i];
-      stored[h >>> 0] = values[i];
-      out[i] = h;
-    }
-    if (this.#takers.size !== 0) this.#deliver();
-    return out;
+    const tl = this.#tl;
+    const d = tl.open();
+    const room = tl.room();
+    if (n > room) throw new RangeError(`the batch of ${n} does not fit: room for ${room}`);
+    const now = tl.clock.now();
+    const handles = d.offerMany(now, ds);
+    // All or none: none when a queue that has room on paper has run out of slots.
+    if (handles.length !== n) throw new RangeError(`the batch of ${n} does not fit: the queue has no room left`);
+    for (let i = 0; i < n; i++) tl.values.put(handles[i], vs[i]);
+    if (this.#takers.size !== 0) this.#serve(now);
+    return Array.from(handles);
   }
 
   /** Like offer(), but throws a RangeError when a bounded queue is full. */
@@ -158,21 +159,37 @@ export class DelayQueue {
 
   /**
    * Adds `value` due at the wall-clock time `deadline` (epoch ms or a Date). The deadline
-   * is converted once, now, to the monotonic clock: a later wall-clock jump changes nothing.
-   * Equal wall-clock deadlines keep FIFO order.
+   * is converted once, now, to the queue's clock: never before it as the clocks stand now,
+   * and a later wall-clock jump changes nothing. Equal wall-clock deadlines keep FIFO order.
    */
   offerAt(value, deadline) {
     checkValue(value);
-    const at = monotonicDeadline(epochOf(deadline));
-    return this.#insert(value, at, this.#takers.size !== 0 && at <= monotonicNow());
+    const epoch = epochOf(deadline);
+    const clock = this.#tl.clock;
+    this.#tl.open();
+    return this.#insert(value, clock.fromEpoch(epoch), clock.now());
   }
 
-  /** Inserts a checked value; `due` says it has already expired (and may serve a take now). */
-  #insert(value, deadline, due) {
-    const h = this.#open().offerAt(deadline);
-    if (h < 0) return null;
-    this.#values[h >>> 0] = value;
-    if (due && this.#takers.size !== 0) this.#deliver();
+  /**
+   * Inserts a checked value. With takes waiting, a due item goes to them now; a later one
+   * may re-arm the timer, and if the host refuses the timer the item is taken back out and
+   * the error thrown (the offer changes nothing).
+   */
+  #insert(value, deadline, now) {
+    const tl = this.#tl;
+    const h = tl.offer(value, deadline);
+    if (h !== null && this.#takers.size !== 0) {
+      if (deadline <= now) {
+        this.#serve(now);
+      } else {
+        try {
+          tl.armFor(h);
+        } catch (e) {
+          this.#serve(now); // the takes already waiting need the timer back
+          throw e;
+        }
+      }
+    }
     return h;
   }
 
@@ -186,38 +203,42 @@ export class DelayQueue {
     checkMs(delayMs, "delayMs");
     const { signal } = options(opts, "options");
     checkSignal(signal);
-    try {
-      this.#open();
-    } catch (e) {
-      return Promise.reject(e);
-    }
-    if (signal?.aborted) return Promise.reject(signal.reason);
+    const tl = this.#tl;
+    if (tl.deadlines === null) return Promise.reject(new ClosedError("DelayQueue"));
+    if (signal?.aborted) return Promise.reject(abortReason(signal));
     if (this.#putters.size === 0) {
-      const h = this.offer(value, delayMs);
-      if (h !== null) return Promise.resolve(h);
+      try {
+        const h = this.offer(value, delayMs);
+        if (h !== null) return Promise.resolve(h);
+      } catch (e) {
+        return Promise.reject(e);
+      }
     }
-    const deadline = monotonicNow() + delayMs;
+    const deadline = tl.clock.now() + delayMs;
     return new Promise((resolve, reject) => {
       const putter = { value, deadline, resolve, reject, signal, onAbort: null };
       if (signal) {
         putter.onAbort = () => {
-          this.#putters.delete(putter);
-          reject(signal.reason);
+          if (this.#putters.remove(putter)) reject(abortReason(signal));
         };
         signal.addEventListener("abort", putter.onAbort, { once: true });
       }
-      this.#putters.add(putter);
+      this.#putters.push(putter);
     });
   }
 
   /** The expired head, removed; undefined when nothing has expired. */
   poll() {
-    const core = this.#open();
-    const slot = core.poll();
-    if (slot < 0) return undefined;
-    const value = this.#values[slot];
-    this.#values[slot] = undefined;
-    if (this.#putters.size !== 0) this.#admitPutters();
+    const tl = this.#tl;
+    const d = tl.open();
+    // Due by a time already handed to the binding: no clock read for a run of due items.
+    let slot = d.poll(-Infinity);
+    if (slot < 0) {
+      slot = d.poll(tl.clock.now());
+      if (slot < 0) return undefined;
+    }
+    const value = tl.values.take(slot);
+    if (this.#putters.size !== 0) this.#serve(tl.clock.now());
     return value;
   }
 
@@ -234,59 +255,67 @@ export class DelayQueue {
       checkMs(timeout, "timeout");
       if (timeout < 0) throw new RangeError(`timeout must not be negative, got ${timeout}`);
     }
-    if (!this.#core) return Promise.reject(closedError());
-    if (signal?.aborted) return Promise.reject(signal.reason);
-    if (this.#takers.size === 0) {
-      // Nobody is ahead of this take: an expired head is its at once (and counts in
-      // stats' lateness, like one the timer hands out). No timer is armed with no takers.
-      const slot = this.#core.takeDue();
-      if (slot >= 0) {
-        const value = this.#values[slot];
-        this.#values[slot] = undefined;
-        if (this.#putters.size !== 0) this.#admitPutters();
-        return Promise.resolve(value);
-      }
-    }
+    const tl = this.#tl;
+    const d = tl.deadlines;
+    if (d === null) return Promise.reject(new ClosedError("DelayQueue"));
+    if (signal?.aborted) return Promise.reject(abortReason(signal));
+    const now = tl.clock.now();
     return new Promise((resolve, reject) => {
-      const taker = { resolve, reject, signal, onAbort: null, timeout: -1 };
-      if (timeout !== undefined) {
-        taker.timeout = this.#core.addTimeout(timeout);
-        this.#timed[taker.timeout >>> 0] = taker;
+      const taker = { resolve, reject, signal, onAbort: null, timeout: 0 };
+      this.#takers.push(taker);
+      if (this.#takers.size === 1) {
+        // Nobody is ahead of this take: an expired head is its at once.
+        const slot = d.takeDue(now);
+        if (slot >= 0) {
+          this.#takers.remove(taker);
+          this.#hand(taker, tl.values.take(slot));
+          if (this.#putters.size !== 0) this.#serve(now);
+          return;
+        }
+      }
+      try {
+        if (timeout !== undefined) {
+          taker.timeout = d.addTimeout(now + timeout);
+          this.#timed.put(taker.timeout, taker);
+        }
+        tl.sync(true);
+      } catch (e) {
+        // The host refused the timer: this take ends with its error, and nothing changed
+        // (the takes already waiting get the timer back, or the same error).
+        this.#forget(taker);
+        reject(e);
+        this.#serve(now);
+        return;
       }
       if (signal) {
         taker.onAbort = () => {
-          this.#forget(taker);
-          this.#core?.setTakers(this.#takers.size, this.#wake);
-          reject(signal.reason);
+          if (!this.#forget(taker)) return;
+          this.#serve(tl.clock.now());
+          reject(abortReason(signal));
         };
         signal.addEventListener("abort", taker.onAbort, { once: true });
       }
-      this.#takers.add(taker);
-      this.#core.setTakers(this.#takers.size, this.#wake);
     });
   }
 
   /** The head, expired or not; undefined when empty. */
   peek() {
-    const slot = this.#open().peekSlot();
-    return slot < 0 ? undefined : this.#values[slot];
+    const slot = this.#tl.open().head();
+    return slot < 0 ? undefined : this.#tl.values.get(slot);
   }
 
   /** The head, expired or not; throws when empty. */
   element() {
-    const slot = this.#open().peekSlot();
+    const slot = this.#tl.open().head();
     if (slot < 0) throw new RangeError("element(): the DelayQueue is empty");
-    return this.#values[slot];
+    return this.#tl.values.get(slot);
   }
 
   /** Removes the item a handle names and returns its value; undefined for a stale or unknown handle. O(log n). */
   cancel(handle) {
     checkHandle(handle, "offer");
-    const slot = this.#open().cancel(handle);
-    if (slot < 0) return undefined;
-    const value = this.#values[slot];
-    this.#values[slot] = undefined;
-    if (this.#putters.size !== 0) this.#admitPutters();
+    const value = this.#tl.cancel(handle);
+    if (value !== undefined) this.#changed();
     return value;
   }
 
@@ -294,16 +323,18 @@ export class DelayQueue {
   reschedule(handle, delayMs) {
     checkHandle(handle, "offer");
     checkMs(delayMs, "delayMs");
-    const moved = this.#open().rescheduleAt(handle, monotonicNow() + delayMs);
-    if (moved && delayMs <= 0 && this.#takers.size !== 0) this.#deliver();
+    const tl = this.#tl;
+    const d = tl.open();
+    const now = tl.clock.now();
+    const moved = d.reschedule(handle, now + delayMs);
+    if (moved && this.#takers.size !== 0) this.#serve(now);
     return moved;
   }
 
   /** Milliseconds until the item is due (negative when overdue); undefined for a stale or unknown handle. */
   delayOf(handle) {
     checkHandle(handle, "offer");
-    const d = this.#open().delayOf(handle);
-    return Number.isNaN(d) ? undefined : d;
+    return this.#tl.delayOf(handle);
   }
 
   /** Removes and returns up to `max` expired items, in expiry order. */
@@ -311,29 +342,29 @@ export class DelayQueue {
     if (typeof max !== "number" || Number.isNaN(max)) throw new TypeError(`max must be a number, got ${describe(max)}`);
     if (max < 0 || (max !== Infinity && !Number.isInteger(max)))
       throw new RangeError(`max must be a non-negative integer or Infinity, got ${max}`);
-    const slots = this.#open().drain(max);
-    const values = this.#values;
+    const tl = this.#tl;
+    const slots = tl.open().drain(tl.clock.now(), max);
+    const values = tl.values;
     const out = new Array(slots.length);
-    for (let i = 0; i < slots.length; i++) {
-      out[i] = values[slots[i]];
-      values[slots[i]] = undefined;
-    }
-    if (out.length !== 0 && this.#putters.size !== 0) this.#admitPutters();
+    for (let i = 0; i < slots.length; i++) out[i] = values.take(slots[i]);
+    if (out.length !== 0) this.#changed();
     return out;
   }
 
   /** Removes every item. Handles given out so far stay stale. */
   clear() {
-    this.#open().clear();
-    this.#values.fill(undefined);
-    if (this.#putters.size !== 0) this.#admitPutters();
+    const tl = this.#tl;
+    tl.open().clear();
+    tl.values.clear();
+    this.#changed();
   }
 
   /** Every item in deadline order (FIFO among ties), without removing any. O(n log n). */
   toArray() {
-    const slots = this.#open().sortedSlots();
+    const tl = this.#tl;
+    const slots = tl.open().sortedSlots();
     const out = new Array(slots.length);
-    for (let i = 0; i < slots.length; i++) out[i] = this.#values[slots[i]];
+    for (let i = 0; i < slots.length; i++) out[i] = tl.values.get(slots[i]);
     return out;
   }
 
@@ -343,23 +374,21 @@ export class DelayQueue {
    * Throws a TypeError naming the first item whose value JSON cannot carry.
    */
   snapshot() {
-    const core = this.#open();
-    return writeSnapshot(core.sortedSlots(), core.sortedDeadlines(), this.#values);
+    const tl = this.#tl;
+    const d = tl.open();
+    return writeSnapshot(d.sortedSlots(), d.sortedDeadlines(), tl.values, tl.clock);
   }
 
   /**
    * A new queue holding a snapshot's items: overdue ones first, all in deadline order,
-   * FIFO among ties. `options` as for the constructor. A malformed snapshot throws and
-   * builds nothing.
+   * FIFO among ties. `options` as for the constructor. A malformed snapshot, or a value
+   * that snapshot() would refuse, throws and builds nothing.
    */
   static restore(snapshot, opts) {
     const queue = new DelayQueue(opts);
-    const core = queue.#core;
-    const values = queue.#values;
+    const tl = queue.#tl;
     try {
-      readSnapshot(snapshot, queue.#capacity === Infinity ? -1 : queue.#capacity, (value, deadline) => {
-        values[core.offerAt(deadline) >>> 0] = value;
-      });
+      readSnapshot(snapshot, queue.#capacity, tl.clock, (value, deadline) => tl.offer(value, deadline));
     } catch (e) {
       queue.close();
       throw e;
@@ -369,12 +398,12 @@ export class DelayQueue {
 
   /** `for await (const item of queue)`: takes items as they expire, until the queue is closed. */
   async *[Symbol.asyncIterator]() {
-    while (this.#core) {
+    while (this.#tl.deadlines !== null) {
       let value;
       try {
         value = await this.take();
       } catch (e) {
-        if (!this.#core) return;
+        if (this.#tl.deadlines === null) return;
         throw e;
       }
       yield value;
@@ -386,26 +415,20 @@ export class DelayQueue {
    * hidden browser tab throttles). Called for every queue when a page becomes visible.
    */
   flush() {
-    if (this.#core) this.#deliver();
+    if (this.#tl.deadlines !== null) this.#serve(this.#tl.clock.now());
   }
 
   /** Rejects waiting takes and puts, disarms the timer and frees the wasm memory. Idempotent. */
   close() {
-    const core = this.#core;
-    if (!core) return;
-    this.#core = null;
+    if (!this.#tl.close()) return;
     live.delete(this.#ref);
     forgotten.unregister(this.#ref);
-    this.#values = [];
-    this.#timed = [];
-    const waiting = [...this.#takers, ...this.#putters];
-    this.#takers.clear();
-    this.#putters.clear();
-    for (const w of waiting) {
+    this.#timed.clear();
+    const error = new ClosedError("DelayQueue");
+    for (const w of [...this.#takers.clear(), ...this.#putters.clear()]) {
       if (w.onAbort) w.signal.removeEventListener("abort", w.onAbort);
-      w.reject(closedError());
+      w.reject(error);
     }
-    core.free();
   }
 
   [dispose]() {
@@ -416,66 +439,104 @@ export class DelayQueue {
     return "DelayQueue";
   }
 
-  #open() {
-    if (this.#core === null) throw closedError();
-    return this.#core;
-  }
-
   #onTimer() {
-    if (this.#core === null) return;
-    this.#core.fired();
-    this.#deliver();
+    const tl = this.#tl;
+    if (tl.deadlines === null) return;
+    const now = tl.clock.now();
+    tl.deadlines.fired(now);
+    this.#serve(now);
   }
 
-  /** Hands expired items to takes in call order, expires timed-out takes, then re-arms. */
-  #deliver() {
-    const core = this.#core;
+  /** After a removal: room for waiting puts, and perhaps a later head for the timer. */
+  #changed() {
+    if (this.#putters.size !== 0 || this.#takers.size !== 0) this.#serve(this.#tl.clock.now());
+  }
+
+  /**
+   * Hands items due by `now` to waiting takes in call order, ends timed-out takes, lets
+   * waiting puts in as room appears, and re-arms the timer. A loop, not recursion, however
+   * many wait. If the host refuses the timer, the waiting takes reject with its error
+   * rather than wait for a wake-up that cannot come.
+   */
+  #serve(now) {
+    const tl = this.#tl;
     const takers = this.#takers;
-    const values = this.#values;
-    while (takers.size !== 0) {
-      const slot = core.takeDue();
-      if (slot < 0) break;
-      const taker = takers.values().next().value;
-      this.#forget(taker);
-      const value = values[slot];
-      values[slot] = undefined;
-      taker.resolve(value);
+    for (;;) {
+      let d = tl.deadlines;
+      while (d !== null && takers.size !== 0) {
+        const slot = d.takeDue(now);
+        if (slot < 0) break;
+        this.#hand(takers.shift(), tl.values.take(slot));
+        d = tl.deadlines; // a then getter read while handing out may have closed the queue
+      }
+      if (d === null) return;
+      for (let t = d.pollTimeout(now); t >= 0; t = d.pollTimeout(now)) {
+        const taker = this.#timed.take(t);
+        taker.timeout = 0; // already out of the binding
+        this.#forget(taker);
+        taker.resolve(undefined);
+      }
+      if (this.#putters.size === 0 || !this.#admit() || takers.size === 0) break;
     }
-    for (let slot = core.pollTimeout(); slot >= 0; slot = core.pollTimeout()) {
-      const taker = this.#timed[slot];
-      this.#timed[slot] = undefined;
-      taker.timeout = -1; // already out of the core
-      this.#forget(taker);
-      taker.resolve(undefined);
+    try {
+      tl.sync(takers.size !== 0);
+    } catch (e) {
+      for (const taker of takers.clear()) {
+        this.#release(taker);
+        taker.reject(e);
+      }
     }
-    if (this.#putters.size !== 0) this.#admitPutters();
-    core.setTakers(takers.size, this.#wake);
   }
 
-  /** Takes a taker out of the waiting set and undoes its timeout and abort listener. */
+  /**
+   * Resolves a take with its item. A value that became a thenable after it was offered
+   * would be adopted by the take's Promise and never reach it: the take rejects instead,
+   * with a TypeError that carries the value (`error.value`).
+   */
+  #hand(taker, value) {
+    this.#release(taker);
+    const why = thenable(value);
+    if (why === null) {
+      taker.resolve(value);
+    } else {
+      const error = new TypeError(
+        `the item taken became a thenable after it was offered (${why}); it is on this error's \`value\``,
+      );
+      error.value = value;
+      taker.reject(error);
+    }
+  }
+
+  /** Lets waiting puts in, in call order, while there is room; whether any got in. */
+  #admit() {
+    const tl = this.#tl;
+    let admitted = false;
+    for (let p = this.#putters.peek(); p !== undefined; p = this.#putters.peek()) {
+      const h = tl.offer(p.value, p.deadline);
+      if (h === null) break;
+      this.#putters.remove(p);
+      if (p.onAbort) p.signal.removeEventListener("abort", p.onAbort);
+      p.resolve(h);
+      admitted = true;
+    }
+    return admitted;
+  }
+
+  /** Takes a taker out of line and undoes its timeout and abort listener; false if it was not waiting. */
   #forget(taker) {
-    this.#takers.delete(taker);
-    if (taker.timeout >= 0) {
-      this.#core?.cancelTimeout(taker.timeout);
-      this.#timed[taker.timeout >>> 0] = undefined;
-      taker.timeout = -1;
+    if (!this.#takers.remove(taker)) return false;
+    this.#release(taker);
+    return true;
+  }
+
+  /** Undoes a taker's timeout and abort listener. */
+  #release(taker) {
+    if (taker.timeout !== 0) {
+      this.#tl.deadlines?.cancelTimeout(taker.timeout);
+      this.#timed.forget(taker.timeout);
+      taker.timeout = 0;
     }
     if (taker.onAbort) taker.signal.removeEventListener("abort", taker.onAbort);
-  }
-
-  #admitPutters() {
-    const core = this.#core;
-    let admitted = 0;
-    for (const putter of this.#putters) {
-      const h = core.offerAt(putter.deadline);
-      if (h < 0) break;
-      this.#values[h >>> 0] = putter.value;
-      this.#putters.delete(putter);
-      if (putter.onAbort) putter.signal.removeEventListener("abort", putter.onAbort);
-      putter.resolve(h);
-      admitted++;
-    }
-    if (admitted !== 0 && this.#takers.size !== 0) this.#deliver();
   }
 }
 

@@ -1,23 +1,23 @@
 // Scheduler: callbacks run once at their deadline, like setTimeout, on one host timer.
 //
-// The same wasm core as DelayQueue orders the callbacks (deadline, then FIFO among ties)
-// and arms the single host timer for the earliest one. A wake-up runs, in deadline order,
-// the callbacks that were due when it began; one scheduled meanwhile for "now" waits for
-// the next wake-up, so a callback that reschedules itself at delay 0 cannot starve the
+// The callbacks are the items of a Timeline (timeline.js), as a DelayQueue's values are:
+// the wasm half orders them (deadline, then FIFO among ties) and says when the one timer
+// should fire; something always waits on a scheduler, so the timer is armed exactly while
+// callbacks are pending. A wake-up runs, in deadline order, the callbacks that were due
+// when it began; one scheduled meanwhile is due after that moment, even at delay 0, so it
+// waits for the next wake-up and a callback that reschedules itself cannot starve the
 // event loop. A callback that throws or rejects does not stop the others: the error goes
 // to `onerror` (console.error by default). A long callback delays the ones after it but
 // never reorders them.
 //
-// Costs: schedule, cancel and reschedule O(log n); ~32 bytes per pending callback in wasm
-// plus the callback record, against ~150–490 bytes for a pending setTimeout in Node.
+// Costs: schedule, cancel and reschedule O(log n); per pending callback a 24-byte record
+// in wasm and the callback's own record in JS, where a pending setTimeout costs a few
+// hundred bytes in Node (README ## Performance measures both).
 
-import { Core } from "./wasm.js";
-import { checkBoolean, checkHandle, checkMs, closedError as closed, describe, epochOf, options } from "./checks.js";
-import { monotonicDeadline } from "./clock.js";
+import { Timeline } from "./timeline.js";
+import { checkBoolean, checkClock, checkHandle, checkMs, describe, epochOf, options } from "./arguments.js";
 
 const dispose = Symbol.dispose ?? Symbol.for("Symbol.dispose");
-
-const closedError = () => closed("Scheduler");
 
 function checkFn(fn) {
   if (typeof fn !== "function") throw new TypeError(`callback must be a function, got ${describe(fn)}`);
@@ -25,6 +25,11 @@ function checkFn(fn) {
 
 function report(error) {
   console.error("tarry Scheduler: a callback failed:", error);
+}
+
+/** The smallest time after `t`. */
+function after(t) {
+  return t + Math.max(Math.abs(t) * Number.EPSILON, Number.MIN_VALUE);
 }
 
 /**
@@ -35,15 +40,9 @@ function report(error) {
  * s.schedule((name) => console.log(`hello ${name}`), 100, "ada");
  */
 export class Scheduler {
-  #core;
-  /** jobs[slot] is the pending callback in that slot: { fn, args, handle }. */
-  #jobs = [];
-  /** Whether the core holds our wake function (exactly while callbacks are pending). */
-  #waiting = false;
-  #wake = () => this.#onTimer();
-  /** Counts wake-ups; a callback scheduled during one is stamped with its number. */
-  #wakeNo = 0;
-  #inWake = false;
+  #tl;
+  /** While a wake-up runs, the time it began; NaN otherwise. */
+  #wakeStart = NaN;
 
   /**
    * Called with the error when a callback throws or its promise rejects; `console.error`
@@ -53,60 +52,60 @@ export class Scheduler {
   onerror = null;
 
   /**
-   * @param {{keepAlive?: boolean, onerror?: (error: unknown) => void}} [opts]
+   * @param {{keepAlive?: boolean, onerror?: (error: unknown) => void, clock?: () => number}} [opts]
    * keepAlive false: pending callbacks do not hold a Node or Deno process open.
    */
   constructor(opts) {
-    const { keepAlive = true, onerror = null } = options(opts, "options");
+    const { keepAlive = true, onerror = null, clock } = options(opts, "options");
     checkBoolean(keepAlive, "keepAlive");
     if (onerror !== null && typeof onerror !== "function")
       throw new TypeError(`onerror must be a function, got ${describe(onerror)}`);
+    if (clock !== undefined) checkClock(clock);
     this.onerror = onerror;
-    this.#core = new Core(-1, keepAlive);
+    this.#tl = new Timeline("Scheduler", Infinity, keepAlive, clock, () => this.#onTimer());
   }
 
   /** Callbacks waiting to run. */
   get size() {
-    return this.#core ? this.#core.size : 0;
+    return this.#tl.size;
   }
 
   /** Whether close() was called. */
   get closed() {
-    return this.#core === null;
+    return this.#tl.deadlines === null;
   }
 
   /** Figures for monitoring, as DelayQueue's `stats` (`delivered` counts callbacks run). */
   get stats() {
-    return this.#open().stats();
+    return this.#tl.stats(0);
   }
 
   /** Runs `fn(...args)` once, `delayMs` from now. Returns a handle for cancel and reschedule. */
   schedule(fn, delayMs, ...args) {
     checkFn(fn);
     checkMs(delayMs, "delayMs");
-    const core = this.#open();
-    return this.#add(core, core.offerAt(performance.now() + delayMs), fn, args);
+    const tl = this.#tl;
+    tl.open();
+    return this.#add({ fn, args }, tl.clock.now() + delayMs);
   }
 
   /**
    * Runs `fn(...args)` once at the wall-clock time `deadline` (epoch ms or a Date). The
-   * deadline is converted once, now, to the monotonic clock.
+   * deadline is converted once, now, to the scheduler's clock.
    */
   scheduleAt(fn, deadline, ...args) {
     checkFn(fn);
-    const at = monotonicDeadline(epochOf(deadline));
-    const core = this.#open();
-    return this.#add(core, core.offerAt(at), fn, args);
+    const epoch = epochOf(deadline);
+    const tl = this.#tl;
+    tl.open();
+    return this.#add({ fn, args }, tl.clock.fromEpoch(epoch));
   }
 
   /** Forgets a pending callback; false when the handle names none (it ran, or was cancelled). */
   cancel(handle) {
     checkHandle(handle, "schedule");
-    const core = this.#open();
-    const slot = core.cancel(handle);
-    if (slot < 0) return false;
-    this.#jobs[slot] = undefined;
-    this.#sync(core);
+    if (this.#tl.cancel(handle) === undefined) return false;
+    this.#rearm();
     return true;
   }
 
@@ -114,23 +113,21 @@ export class Scheduler {
   reschedule(handle, delayMs) {
     checkHandle(handle, "schedule");
     checkMs(delayMs, "delayMs");
-    return this.#open().rescheduleAt(handle, performance.now() + delayMs);
+    const tl = this.#tl;
+    const moved = tl.open().reschedule(handle, this.#notThisWake(tl.clock.now() + delayMs));
+    if (moved) this.#rearm();
+    return moved;
   }
 
   /** Milliseconds until a pending callback runs (negative when overdue); undefined when none. */
   delayOf(handle) {
     checkHandle(handle, "schedule");
-    const d = this.#open().delayOf(handle);
-    return Number.isNaN(d) ? undefined : d;
+    return this.#tl.delayOf(handle);
   }
 
   /** Drops every pending callback, disarms the timer and frees the wasm memory. Idempotent. */
   close() {
-    const core = this.#core;
-    if (!core) return;
-    this.#core = null;
-    this.#jobs = [];
-    core.free();
+    this.#tl.close();
   }
 
   [dispose]() {
@@ -141,57 +138,54 @@ export class Scheduler {
     return "Scheduler";
   }
 
-  #open() {
-    if (this.#core === null) throw closedError();
-    return this.#core;
+  /** Adds a job; if the host refuses the timer, takes it back out and throws (nothing changed). */
+  #add(job, deadline) {
+    const tl = this.#tl;
+    const h = tl.offer(job, this.#notThisWake(deadline));
+    try {
+      tl.armFor(h);
+    } catch (e) {
+      this.#rearm(); // the callbacks already pending need the timer back
+      throw e;
+    }
+    return h;
   }
 
-  #add(core, handle, fn, args) {
-    // The core refuses only non-finite delays, which the checks above already rule out.
-    this.#jobs[handle >>> 0] = { fn, args, handle, wake: this.#inWake ? this.#wakeNo : -1 };
-    if (!this.#waiting) this.#sync(core);
-    return handle;
+  /** During a wake-up, a deadline no earlier than just after it began. */
+  #notThisWake(deadline) {
+    const start = this.#wakeStart;
+    return deadline > start || Number.isNaN(start) ? deadline : after(start);
   }
 
-  /** Holds the timer exactly while callbacks are pending (the core arms it for the head). */
-  #sync(core) {
-    const waiting = core.size !== 0;
-    if (waiting !== this.#waiting) {
-      this.#waiting = waiting;
-      core.setTakers(waiting ? 1 : 0, this.#wake);
+  /** Re-arms for the new head; a host refusing the timer goes to onerror (the next change re-arms). */
+  #rearm() {
+    const tl = this.#tl;
+    if (tl.deadlines === null) return;
+    try {
+      tl.sync(true);
+    } catch (e) {
+      this.#fail(e);
     }
   }
 
   #onTimer() {
-    let core = this.#core;
-    if (core === null) return;
-    core.fired();
-    // Run what was due when this wake-up began. A callback scheduled during it waits for
-    // the next one, even at delay 0: it is the head then, so nothing after it runs first.
-    const now = performance.now();
-    const wakeNo = ++this.#wakeNo;
-    const jobs = this.#jobs;
-    this.#inWake = true;
+    const tl = this.#tl;
+    let d = tl.deadlines;
+    if (d === null) return;
+    const now = tl.clock.now();
+    d.fired(now);
+    // Run what was due when this wake-up began, in order.
+    this.#wakeStart = now;
     try {
-      for (;;) {
-        const head = core.peekSlot();
-        if (head < 0) break;
-        const next = jobs[head];
-        if (next.wake === wakeNo || !(core.deadlineOf(next.handle) <= now)) break;
-        const slot = core.takeDue();
-        if (slot < 0) break;
-        const job = jobs[slot];
-        jobs[slot] = undefined;
-        this.#run(job);
-        core = this.#core;
-        if (core === null) return; // a callback closed the scheduler
+      for (let slot = d.takeDue(now); slot >= 0; slot = d.takeDue(now)) {
+        this.#run(tl.values.take(slot));
+        d = tl.deadlines;
+        if (d === null) return; // a callback closed the scheduler
       }
     } finally {
-      this.#inWake = false;
+      this.#wakeStart = NaN;
     }
-    // Let go of the wake function when nothing is pending, else re-arm for the new head.
-    this.#sync(core);
-    core.settle();
+    this.#rearm();
   }
 
   #run(job) {

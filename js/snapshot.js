@@ -2,58 +2,56 @@
 //
 //   { version: 1, size: 2, items: [{ value, deadline }, …] }   (deadline order, FIFO ties)
 //
-// A deadline is absolute wall-clock time in epoch milliseconds, because a monotonic
-// reading means nothing in another process. It is converted once each way, with one
-// reading of both clocks for the whole snapshot, so relative order and ties are kept
-// exactly. Date.now() lags the true time by up to 1 ms and a thread can be preempted
-// between two clock reads, so each conversion errs late, never early: written deadlines
-// are rounded up, and a restored item is never due before its written deadline.
+// A deadline is absolute wall-clock time in epoch milliseconds, because a reading of a
+// monotonic clock means nothing in another process. It is converted once each way, with
+// one reading of both clocks for the whole snapshot, so relative order and ties are kept
+// exactly. Each conversion errs late, never early (clock.js): written deadlines are
+// rounded up, and a restored item is never due before its written deadline.
+//
+// A value must come back the same from JSON; restore() refuses what snapshot() refuses.
+// The check is here in JS rather than in Rust through serde-wasm-bindgen: values live on
+// the JS side, and reading each one across the boundary would cost far more than the check.
 //
 // The queue's methods (DelayQueue#snapshot, DelayQueue.restore) live in queue.js and call
 // these with its internals.
-//
-// The whole check is here, in JS, not in Rust through serde-wasm-bindgen. Measured here
-// (Node 20, 2×10⁵ items): reading each { value, deadline } through serde-wasm-bindgen cost
-// 700–900 ns per item against 10–25 ns in JS, and even checking only the envelope
-// ({ version, size, items }) in Rust added 48.6 KB to the wasm (64.6 → 113.2 KB; gzipped
-// 25.9 → 47.4 KB): serde's deserializer and Rust's number formatting, for three fields.
 
-import { clockOffset } from "./clock.js";
+import { Deadlines } from "./wasm.js";
 
 export const SNAPSHOT_VERSION = 1;
 
 /**
- * The snapshot of items given by their slots and monotonic deadlines in deadline order.
- * Throws a TypeError naming the first item whose value would not survive JSON.
+ * The snapshot of items given by their slots and deadlines (on `clock`) in deadline order,
+ * their values in `values` (a slot table). Throws a TypeError naming the first item whose
+ * value would not survive JSON.
  */
-export function writeSnapshot(slots, deadlines, values) {
-  const offset = clockOffset().high;
+export function writeSnapshot(slots, deadlines, values, clock) {
+  const high = clock.offset().high;
   const items = new Array(slots.length);
   for (let i = 0; i < slots.length; i++) {
-    const value = values[slots[i]];
+    const value = values.get(slots[i]);
     if (
       typeof value === "object"
         ? !plainJson(value, 0)
         : typeof value !== "string" && typeof value !== "boolean" && !Number.isFinite(value)
     ) {
-      const problem = jsonProblem(value, "value", []);
+      const problem = jsonProblem(value, "value");
       if (problem !== null) {
         throw new TypeError(
           `snapshot(): items[${i}] (the item at position ${i} in deadline order) cannot be saved as JSON: ${problem}`,
         );
       }
     }
-    items[i] = { value, deadline: Math.ceil(deadlines[i] + offset) };
+    items[i] = { value, deadline: clock.toEpoch(deadlines[i], high) };
   }
   return { version: SNAPSHOT_VERSION, size: items.length, items };
 }
 
 /**
- * Checks a snapshot and hands each item to `add(value, monotonicDeadline, index)` in the
- * snapshot's order. Nothing is added unless the whole snapshot is well formed.
- * `capacity` < 0 means unbounded.
+ * Checks a snapshot and hands each item to `add(value, deadline)` in the snapshot's order,
+ * each deadline converted to `clock`. Nothing is added unless the whole snapshot is well
+ * formed and fits in a new queue of `capacity` (Infinity: unbounded).
  */
-export function readSnapshot(snapshot, capacity, add) {
+export function readSnapshot(snapshot, capacity, clock, add) {
   const n = checkEnvelope(snapshot, capacity);
   const items = snapshot.items;
   const values = new Array(n);
@@ -84,11 +82,19 @@ export function readSnapshot(snapshot, capacity, add) {
         `DelayQueue.restore(): items[${i}].value is ${value === undefined && !("value" in item) ? "missing" : value}`,
       );
     }
+    if (
+      typeof value === "object"
+        ? !plainJson(value, 0)
+        : typeof value !== "string" && typeof value !== "boolean" && !Number.isFinite(value)
+    ) {
+      const problem = jsonProblem(value, `items[${i}].value`);
+      if (problem !== null) throw new TypeError(`DelayQueue.restore(): ${problem}: snapshot() would refuse it`);
+    }
     values[i] = value;
     deadlines[i] = deadline;
   }
-  const offset = clockOffset().low;
-  for (let i = 0; i < n; i++) add(values[i], deadlines[i] - offset);
+  const low = clock.offset().low;
+  for (let i = 0; i < n; i++) add(values[i], clock.fromEpoch(deadlines[i], low));
 }
 
 /**
@@ -121,17 +127,14 @@ function plainJson(x, depth) {
   return true;
 }
 
-/** The most items a snapshot may hold: about 1 GiB of wasm memory at ~32 bytes per item. */
-const MAX_ITEMS = 2 ** 25;
-
 function refuse(Kind, message) {
   return new Kind(`DelayQueue.restore(): ${message}`);
 }
 
 /**
  * Checks a snapshot's envelope (the version first, so a newer format is named as such; the
- * declared size against the array, for a truncated one; the count against the capacity
- * and memory, for a huge one) in O(1), without reading an item. The number of items.
+ * declared size against the array, for a truncated one; the count against the room in the
+ * queue, for a huge one) in O(1), without reading an item. The number of items.
  */
 function checkEnvelope(snapshot, capacity) {
   if (snapshot === null || typeof snapshot !== "object" || Array.isArray(snapshot)) {
@@ -164,12 +167,10 @@ function checkEnvelope(snapshot, capacity) {
         : `invalid items: ${kind(items)}, expected an array of { value, deadline }`,
     );
   }
-  const limit = capacity < 0 ? MAX_ITEMS : Math.min(capacity, MAX_ITEMS);
-  if (items.length > limit) {
-    throw refuse(
-      RangeError,
-      `the snapshot holds ${items.length} items, more than ${limit === MAX_ITEMS ? `tarry restores at once (${MAX_ITEMS})` : `the queue's capacity (${limit})`}`,
-    );
+  const max = Deadlines.maxItems();
+  if (items.length > Math.min(capacity, max)) {
+    const most = capacity < max ? `the queue's capacity (${capacity})` : `tarry restores at once (${max})`;
+    throw refuse(RangeError, `the snapshot holds ${items.length} items, more than ${most}`);
   }
   if (items.length !== size) {
     throw refuse(TypeError, `the snapshot is truncated: it says it holds ${size} items and has ${items.length}`);
@@ -187,52 +188,69 @@ function kind(x) {
 }
 
 /**
- * Why `x` would not come back the same from JSON.parse(JSON.stringify(x)), or null.
- * `path` names x for the message; `stack` holds the objects being visited (cycles).
+ * Why `x` would not come back the same from JSON.parse(JSON.stringify(x)), or null; `path`
+ * names x in the message. Depth first with a stack of its own, so that no nesting
+ * overflows the call stack; `onPath` holds the objects being visited (cycles).
  */
-function jsonProblem(x, path, stack) {
+function jsonProblem(x, path) {
+  const onPath = new Set();
+  const stack = [[x, path]];
+  while (stack.length !== 0) {
+    const [v, at] = stack.pop();
+    if (at === null) {
+      onPath.delete(v); // every child of v has been checked
+      continue;
+    }
+    const problem = leafProblem(v, at);
+    if (problem !== undefined) {
+      if (problem === null) continue;
+      return problem;
+    }
+    if (onPath.has(v)) return `${short(at)} refers back to itself (a cycle)`;
+    const children = [];
+    if (Array.isArray(v)) {
+      for (let i = 0; i < v.length; i++) {
+        if (!(i in v)) return `${short(at)}[${i}] is a hole (JSON writes it as null)`;
+        children.push([v[i], `${at}[${i}]`]);
+      }
+    } else {
+      const proto = Object.getPrototypeOf(v);
+      if (proto !== Object.prototype && proto !== null) {
+        return `${short(at)} is ${kind(v)}, not a plain object (JSON would not bring it back as one)`;
+      }
+      for (const key of Object.keys(v)) {
+        // JSON leaves out undefined properties, and reading one back gives undefined again.
+        if (v[key] !== undefined)
+          children.push([v[key], /^[A-Za-z_$][\w$]*$/.test(key) ? `${at}.${key}` : `${at}[${JSON.stringify(key)}]`]);
+      }
+    }
+    onPath.add(v);
+    stack.push([v, null]);
+    for (let i = children.length - 1; i >= 0; i--) stack.push(children[i]);
+  }
+  return null;
+}
+
+/** The problem of a value that is not an object (null if none), or undefined for an object. */
+function leafProblem(x, path) {
   switch (typeof x) {
     case "string":
     case "boolean":
       return null;
     case "number":
-      return Number.isFinite(x) ? null : `${path} is ${x} (JSON writes it as null)`;
+      return Number.isFinite(x) ? null : `${short(path)} is ${x} (JSON writes it as null)`;
     case "undefined":
-      return `${path} is undefined`;
+      return `${short(path)} is undefined`;
     case "bigint":
-      return `${path} is a bigint (JSON cannot write it)`;
+      return `${short(path)} is a bigint (JSON cannot write it)`;
     case "function":
     case "symbol":
-      return `${path} is a ${typeof x} (JSON cannot write it)`;
+      return `${short(path)} is a ${typeof x} (JSON cannot write it)`;
   }
-  if (x === null) return null;
-  if (stack.includes(x)) return `${path} refers back to itself (a cycle)`;
-  if (Array.isArray(x)) {
-    stack.push(x);
-    for (let i = 0; i < x.length; i++) {
-      if (!(i in x)) return `${path}[${i}] is a hole (JSON writes it as null)`;
-      const p = jsonProblem(x[i], `${path}[${i}]`, stack);
-      if (p !== null) return p;
-    }
-    stack.pop();
-    return null;
-  }
-  const proto = Object.getPrototypeOf(x);
-  if (proto !== Object.prototype && proto !== null) {
-    return `${path} is ${kind(x)}, not a plain object (JSON would not bring it back as one)`;
-  }
-  stack.push(x);
-  for (const key of Object.keys(x)) {
-    const v = x[key];
-    // JSON leaves out undefined properties, and reading one back gives undefined again.
-    if (v === undefined) continue;
-    const p = jsonProblem(
-      v,
-      /^[A-Za-z_$][\w$]*$/.test(key) ? `${path}.${key}` : `${path}[${JSON.stringify(key)}]`,
-      stack,
-    );
-    if (p !== null) return p;
-  }
-  stack.pop();
-  return null;
+  return x === null ? null : undefined;
+}
+
+/** A path short enough for a message. */
+function short(path) {
+  return path.length > 160 ? `${path.slice(0, 80)}…${path.slice(-60)}` : path;
 }

@@ -8,7 +8,7 @@
 // everywhere. Creating a queue or scheduler before `init()` has finished throws an error
 // that says so, instead of failing somewhere inside the wasm glue.
 
-import glueInit, { Core as GlueCore, initSync } from "../dist/tarry.js";
+import glueInit, { Deadlines as GlueDeadlines, initSync } from "../dist/tarry.js";
 
 let loaded = false;
 
@@ -62,14 +62,28 @@ function checkSource(source) {
   );
 }
 
-/** The wasm binding's class, which refuses to be built before the wasm is loaded. */
-export class Core extends GlueCore {
+/** The wasm binding's class, which refuses to be used before the wasm is loaded. */
+export class Deadlines extends GlueDeadlines {
   constructor(...args) {
-    if (!loaded) {
-      throw new Error(
-        'tarry\'s WebAssembly module is not loaded yet: in a browser, `await init()` (import { init } from "tarry-queue") before creating a DelayQueue or Scheduler',
-      );
-    }
+    ready();
     super(...args);
+  }
+
+  static maxItems() {
+    ready();
+    return super.maxItems();
+  }
+
+  static slotMask() {
+    ready();
+    return super.slotMask();
+  }
+}
+
+function ready() {
+  if (!loaded) {
+    throw new Error(
+      'tarry\'s WebAssembly module is not loaded yet: in a browser, `await init()` (import { init } from "tarry-queue") before creating a DelayQueue or Scheduler',
+    );
   }
 }

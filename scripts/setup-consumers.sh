@@ -1,12 +1,13 @@
 #!/usr/bin/env bash
 # Installs the tools of the consumer tests, each folder from its own lockfile, idempotently
-# and fast when present: tests/types/ (TypeScript 5.9 and 7, arethetypeswrong, @types/node)
-# and tests/bundlers/ (Vite 8 and 7, webpack, esbuild, Rollup, Bun). They live apart from
-# the root install so that developing tarry does not need them and users never see them.
+# and fast when present: tests/types/ (TypeScript 5.9 and 7, arethetypeswrong, @types/node),
+# tests/bundlers/ (Vite 8 and 7, webpack, esbuild, Rollup, Bun) and tests/fake-timers/
+# (@sinonjs/fake-timers, Jest, Vitest). They live apart from the root install so that
+# developing tarry does not need them and users never see them.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-for dir in tests/types tests/bundlers; do
+for dir in tests/types tests/bundlers tests/fake-timers; do
   if [ ! -f "$dir/node_modules/.package-lock.json" ] || [ "$dir/package-lock.json" -nt "$dir/node_modules/.package-lock.json" ]; then
     printf '[setup] installing the npm packages of %s\n' "$dir" >&2
     # `npm install` from the lockfile, not `npm ci`: Vite 8 names an optional dependency

@@ -31,6 +31,7 @@ limit 2400 bash scripts/setup.sh            # the wasm32 target, wasm-bindgen-cl
 limit 1200 bash scripts/build.sh --if-stale
 limit 1200 bash scripts/build-component.sh  # the WebAssembly component (adds the wasm32-wasip2 target when missing)
 limit 1200 bash scripts/setup-browser.sh    # Debian's chromium and chromium-driver (when missing)
+limit 900 bash scripts/setup-consumers.sh   # tests/{types,bundlers,fake-timers}: their tools, each from its own lockfile
 # wasm-bindgen-test-runner runs tests/browser.rs in Chromium through chromedriver
 # (Chromium's arguments: webdriver.json).
 export CHROMEDRIVER="${CHROMEDRIVER:-/usr/bin/chromedriver}"
@@ -49,6 +50,11 @@ limit 300 node bench/run.mjs --smoke
 
 step "JS tests against the built package (node:test)"
 limit 600 node "${node_test[@]}" tests/js/*.test.mjs
+
+step "fake timers: @sinonjs/fake-timers and node:test mock.timers (node:test), Jest, Vitest (under Node 24: it needs >= 22.12)"
+limit 300 node "${node_test[@]}" tests/fake-timers/sinon.test.mjs tests/fake-timers/node.test.mjs
+(cd tests/fake-timers && limit 300 node --experimental-vm-modules node_modules/jest/bin/jest.js --ci jest.test.mjs)
+(cd tests/fake-timers && limit 300 "../../$node24" node_modules/vitest/vitest.mjs run vitest.test.mjs)
 
 step "browser tests in headless Chromium: the demo, hidden tabs, a worker (playwright-core, node:test)"
 limit 600 node "${node_test[@]}" tests/browser/

@@ -33,7 +33,8 @@ impl<C: Clock + ?Sized> Clock for Rc<C> {
     }
 }
 
-/// A clock that moves only when told to: for tests and simulations.
+/// A clock that moves only when told to: for tests and simulations, and for a driver that
+/// reads the time itself and hands it over (the wasm binding is handed it by JS).
 #[derive(Debug, Default)]
 pub struct ManualClock {
     now: Cell<f64>,
@@ -49,6 +50,13 @@ impl ManualClock {
     pub fn advance(&self, ms: f64) {
         if ms > 0.0 {
             self.now.set(self.now.get() + ms);
+        }
+    }
+
+    /// Moves the clock forward to `t`; an earlier (or NaN) `t` leaves it where it is.
+    pub fn advance_to(&self, t: f64) {
+        if t > self.now.get() {
+            self.now.set(t);
         }
     }
 }

@@ -7,10 +7,16 @@
 //! * The sequence number breaks deadline ties in insertion order (FIFO). It is a `u32`;
 //!   when it runs out, live entries are renumbered in key order, which keeps every
 //!   comparison's outcome and therefore the heap as it is (amortised O(1)).
-//! * A slot's generation counter goes up each time the slot is reused, and a handle is
-//!   `generation · 2³² + slot`: a stale handle never names a newer entry. A slot whose
-//!   generation reaches 2²¹ − 1 is retired rather than reused, so handles stay below
-//!   2⁵³ (exact in a JS number) and are never reused while the heap lives.
+//! * A handle is `generation · 2²⁶ + slot`, below 2⁵³ (exact in a JS number): 26 bits of
+//!   slot (at most 2²⁶ items, twice the 3·10⁷ a queue must hold; a wasm32 memory and a JS
+//!   array of values run out not far above that) and 27 of generation, never 0. A slot's
+//!   generation goes up each time the slot is reused, so a stale handle never names a
+//!   newer entry; after 2²⁷ − 1 uses it would come round again, and the slot is retired
+//!   instead, so a handle is never reused while the heap lives.
+//! * Each heap starts its generations at its owner's tag (12 bits, e.g. a per-process count
+//!   of queues) times 2¹⁵: the tag sits in a handle's high bits. Two heaps whose tags differ
+//!   share no handle until one of them has reused a slot 2¹⁵ times, so a handle of one queue
+//!   names nothing in the 4,095 queues made after it (or before it).
 //! * A slot holds its value beside its heap position and generation, so cancelling or
 //!   taking an item touches one slot record, not two arrays (for the wasm binding the value
 //!   is `()` and a slot is 8 bytes).
@@ -20,14 +26,20 @@
 /// Children per node.
 pub(crate) const ARITY: usize = 4;
 
-/// The highest generation a slot reaches before it is retired (21 bits).
-pub(crate) const MAX_GENERATION: u32 = (1 << 21) - 1;
+/// Bits of a handle that hold its slot; the generation sits above them.
+pub(crate) const SLOT_BITS: u32 = 26;
+
+/// The highest generation (27 bits); generations run 1 ..= MAX_GENERATION, then round to 1.
+pub(crate) const MAX_GENERATION: u32 = (1 << 27) - 1;
+
+/// Bits of a tag, at the top of the generation.
+const TAG_BITS: u32 = 12;
 
 /// Pad entries before the root; see `Heap::at`.
 const PAD: usize = ARITY - 1;
 
-/// The most slots a heap can hold (heap positions and slot numbers fit in 31 bits).
-pub(crate) const MAX_SLOTS: usize = (1 << 31) - 1;
+/// The most slots a heap can hold.
+pub(crate) const MAX_SLOTS: usize = 1 << SLOT_BITS;
 
 use std::mem::MaybeUninit;
 
@@ -73,12 +85,9 @@ pub(crate) struct Heap<V> {
     slots: Chunked<Slot<V>>,
     free_head: u32,
     next_seq: u32,
-}
-
-impl<V> Default for Heap<V> {
-    fn default() -> Self {
-        Self { entries: Chunked::default(), slots: Chunked::default(), free_head: NIL, next_seq: 0 }
-    }
+    /// Every slot's first generation; a slot whose next generation would be this one again
+    /// is retired.
+    first_generation: u32,
 }
 
 impl<V> Drop for Heap<V> {
@@ -88,6 +97,12 @@ impl<V> Drop for Heap<V> {
 }
 
 impl<V> Heap<V> {
+    /// An empty heap whose handles carry `tag` (taken modulo 2¹²) in their high bits.
+    pub fn new(tag: u32) -> Self {
+        let first_generation = 1 + ((tag % (1 << TAG_BITS)) << (27 - TAG_BITS));
+        Self { entries: Chunked::default(), slots: Chunked::default(), free_head: NIL, next_seq: 0, first_generation }
+    }
+
     // Logical position i lives at entries[i + PAD]: three pad entries put the children of
     // every node (logical 4i+1..=4i+4, physical 4i+4..=4i+7) in one aligned 64-byte line.
 
@@ -114,19 +129,19 @@ impl<V> Heap<V> {
     /// Packs a live slot's handle.
     #[inline]
     pub fn handle_of(&self, slot: u32) -> u64 {
-        (u64::from(self.slots[slot as usize].generation) << 32) | u64::from(slot)
+        (u64::from(self.slots[slot as usize].generation) << SLOT_BITS) | u64::from(slot)
     }
 
     /// The live slot a handle names, if it is still live.
     #[inline]
     pub fn slot_of(&self, handle: u64) -> Option<u32> {
-        let slot = (handle & 0xFFFF_FFFF) as u32;
-        let generation = (handle >> 32) as u32;
-        if slot as usize >= self.slots.len() {
+        let slot = (handle & ((1 << SLOT_BITS) - 1)) as u32;
+        let generation = handle >> SLOT_BITS;
+        if slot as usize >= self.slots.len() || generation > u64::from(MAX_GENERATION) {
             return None;
         }
         let s = &self.slots[slot as usize];
-        (s.generation == generation && s.is_live()).then_some(slot)
+        (u64::from(s.generation) == generation && s.is_live()).then_some(slot)
     }
 
     /// The entry of a live slot.
@@ -268,12 +283,12 @@ impl<V> Heap<V> {
             let slot = self.free_head;
             let s = &mut self.slots[slot as usize];
             self.free_head = s.pos & !FREE;
-            s.generation += 1;
+            s.generation = next_generation(s.generation);
             s.pos = 0;
             s.value = MaybeUninit::new(value);
             Ok(slot)
         } else if self.slots.len() < MAX_SLOTS {
-            self.slots.push(Slot { pos: 0, generation: 1, value: MaybeUninit::new(value) });
+            self.slots.push(Slot { pos: 0, generation: self.first_generation, value: MaybeUninit::new(value) });
             Ok((self.slots.len() - 1) as u32)
         } else {
             Err(value)
@@ -285,7 +300,7 @@ impl<V> Heap<V> {
     fn release(&mut self, slot: u32) -> V {
         let s = &mut self.slots[slot as usize];
         debug_assert!(s.is_live());
-        if s.generation < MAX_GENERATION {
+        if next_generation(s.generation) != self.first_generation {
             s.pos = FREE | self.free_head;
             self.free_head = slot;
         } else {
@@ -329,6 +344,11 @@ impl<V> Heap<V> {
     }
 
     #[cfg(all(test, not(target_arch = "wasm32")))]
+    pub fn first_generation(&self) -> u32 {
+        self.first_generation
+    }
+
+    #[cfg(all(test, not(target_arch = "wasm32")))]
     pub fn set_generation(&mut self, slot: u32, generation: u32) {
         self.slots[slot as usize].generation = generation;
     }
@@ -344,5 +364,14 @@ impl<V> Heap<V> {
         }
         let live = self.slots.iter().filter(|s| s.is_live()).count();
         assert_eq!(live, self.len(), "live slots");
+    }
+}
+
+#[inline]
+fn next_generation(generation: u32) -> u32 {
+    if generation == MAX_GENERATION {
+        1
+    } else {
+        generation + 1
     }
 }

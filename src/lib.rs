@@ -18,17 +18,21 @@
 
 mod chunked;
 mod clock;
+mod driver;
 mod heap;
 mod lateness;
 mod queue;
 #[cfg(all(test, not(target_arch = "wasm32")))]
 mod tests;
 
-#[cfg(target_arch = "wasm32")]
+// The wasm-bindgen binding is for JS hosts (wasm32-unknown-unknown); the WASI component
+// (component/) builds the core alone.
+#[cfg(all(target_arch = "wasm32", target_os = "unknown"))]
 mod binding;
 
 #[cfg(not(target_arch = "wasm32"))]
 pub use clock::SystemClock;
 pub use clock::{Clock, ManualClock};
+pub use driver::Driver;
 pub use lateness::Lateness;
-pub use queue::{DelayQueue, Expired, Handle, OfferError, Refusal};
+pub use queue::{DelayQueue, Expired, Handle, OfferError, Refusal, MAX_ITEMS};

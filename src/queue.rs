@@ -7,14 +7,16 @@
 //!
 //! * **Handles.** [`offer`](DelayQueue::offer) returns a [`Handle`]; [`cancel`](DelayQueue::cancel)
 //!   and [`reschedule`](DelayQueue::reschedule) by handle are O(log n), where Java's
-//!   `remove(Object)` scans in O(n). A stale handle names nothing, never another item.
+//!   `remove(Object)` scans in O(n). A stale handle names nothing, never another item,
+//!   and a handle of one queue names nothing in the thousands of queues made around it.
 //! * **FIFO ties.** Items with equal deadlines come out in the order they were offered.
 //! * **Monotonic time.** Delays are measured on a [`Clock`]; the queue never reads the
 //!   wall clock. The queue never waits itself: whoever drives it (a thread, a host timer)
 //!   asks [`next_deadline`](DelayQueue::next_deadline) when to come back.
 //!
 //! Costs: offer, poll, cancel and reschedule O(log n); peek and `next_deadline` O(1);
-//! 24 bytes per pending item plus the value, grown and given back in chunks of 4096.
+//! a 16-byte heap entry and an 8-byte slot record per pending item plus the value, grown
+//! and given back in chunks of 4096. At most [`MAX_ITEMS`] items.
 //!
 //! ```
 //! use tarry_queue::{DelayQueue, ManualClock};
@@ -32,13 +34,22 @@
 //! ```
 
 use std::fmt;
+use std::sync::atomic::{AtomicU32, Ordering};
 
 use crate::clock::Clock;
-use crate::heap::Heap;
+use crate::heap::{Heap, MAX_SLOTS};
+
+/// The most items a queue holds, bounded or not (2²⁶).
+pub const MAX_ITEMS: usize = MAX_SLOTS;
+
+/// Queues made so far in this process: each queue's number tags its handles.
+static QUEUES: AtomicU32 = AtomicU32::new(0);
 
 /// Names one offered item. Plain data: store it beside the item's id and use it later
-/// to cancel or reschedule. Its raw value is an integer below 2⁵³, so it survives a
-/// round trip through a JS number or JSON.
+/// to cancel or reschedule. Its raw value is an integer from 2²⁶ up to below 2⁵³, so it
+/// survives a round trip through a JS number or JSON. It names nothing once its item has
+/// left, and nothing in another queue made within 4,095 queues of its own (the queue's
+/// number sits in its high bits; `src/heap.rs` has the layout).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct Handle(u64);
 
@@ -135,9 +146,15 @@ impl<T, C: Clock> DelayQueue<T, C> {
         Self::bounded(clock, usize::MAX)
     }
 
-    /// A queue that refuses offers once it holds `capacity` items.
+    /// A queue that refuses offers once it holds `capacity` items (at most [`MAX_ITEMS`]).
     pub fn bounded(clock: C, capacity: usize) -> Self {
-        Self { heap: Heap::default(), clock, capacity, seen: f64::NEG_INFINITY }
+        let tag = QUEUES.fetch_add(1, Ordering::Relaxed);
+        Self { heap: Heap::new(tag), clock, capacity: capacity.min(MAX_ITEMS), seen: f64::NEG_INFINITY }
+    }
+
+    /// An unbounded queue whose handles never leave the crate: it takes no queue number.
+    pub(crate) fn untagged(clock: C) -> Self {
+        Self { heap: Heap::new(0), clock, capacity: MAX_ITEMS, seen: f64::NEG_INFINITY }
     }
 
     /// The clock the queue reads.
@@ -156,7 +173,8 @@ impl<T, C: Clock> DelayQueue<T, C> {
         self.heap.len() == 0
     }
 
-    /// The bound given to [`bounded`](Self::bounded) (`usize::MAX` when unbounded).
+    /// The bound given to [`bounded`](Self::bounded), at most [`MAX_ITEMS`] (which is also
+    /// what an unbounded queue reports).
     pub fn capacity(&self) -> usize {
         self.capacity
     }

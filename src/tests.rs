@@ -5,7 +5,9 @@ use std::rc::Rc;
 
 use proptest::prelude::*;
 
-use crate::heap::MAX_GENERATION;
+use crate::heap::{MAX_GENERATION, SLOT_BITS};
+
+const SLOT_MASK: u64 = (1 << SLOT_BITS) - 1;
 use crate::{DelayQueue, Handle, ManualClock, Refusal};
 
 type Q<T> = DelayQueue<T, Rc<ManualClock>>;
@@ -48,7 +50,7 @@ fn cancel_by_handle_and_stale_handles() {
     // The freed slot is reused, but with a new generation: the old handle stays stale.
     let c = q.offer("c", 1.0).unwrap();
     assert_ne!(a, c);
-    assert_eq!(a.into_raw() & 0xFFFF_FFFF, c.into_raw() & 0xFFFF_FFFF, "slot reused");
+    assert_eq!(a.into_raw() & SLOT_MASK, c.into_raw() & SLOT_MASK, "slot reused");
     assert_eq!(q.cancel(a), None);
     assert_eq!(q.cancel(Handle::from_raw(u64::MAX)), None);
     assert_eq!(q.cancel(Handle::from_raw(0)), None);
@@ -153,12 +155,15 @@ fn sequence_renumbering_keeps_fifo() {
 fn a_slot_is_retired_when_its_generation_runs_out() {
     let (mut q, _clock) = queue();
     let h = q.offer(1, 1.0).unwrap();
-    let slot = (h.into_raw() & 0xFFFF_FFFF) as u32;
-    q.heap_mut().set_generation(slot, MAX_GENERATION);
-    let last = Handle::from_raw((u64::from(MAX_GENERATION) << 32) | u64::from(slot));
+    let slot = (h.into_raw() & SLOT_MASK) as u32;
+    // The generation before the first one again: the slot has been through them all.
+    let first = q.heap_mut().first_generation();
+    let last_generation = if first == 1 { MAX_GENERATION } else { first - 1 };
+    q.heap_mut().set_generation(slot, last_generation);
+    let last = Handle::from_raw((u64::from(last_generation) << SLOT_BITS) | u64::from(slot));
     assert_eq!(q.cancel(last), Some(1));
     let next = q.offer(2, 1.0).unwrap();
-    assert_ne!(next.into_raw() & 0xFFFF_FFFF, u64::from(slot), "retired slot not reused");
+    assert_ne!(next.into_raw() & SLOT_MASK, u64::from(slot), "retired slot not reused");
     assert!(next.into_raw() < (1u64 << 53));
     q.check();
 }
@@ -383,4 +388,56 @@ fn large_random_run_across_chunk_boundaries() {
     }
     q.check();
     assert!(max_len > 2 * 4096 && min_len_after_max < 4096, "crossed chunk boundaries: {max_len}, {min_len_after_max}");
+}
+
+#[test]
+fn a_handle_names_nothing_in_another_queue() {
+    // The same operations on two queues: same slots, same reuse counts, different tags.
+    let (mut a, _) = queue();
+    let (mut b, _) = queue();
+    let ha: Vec<Handle> = (0..100).map(|i| a.offer(i, 10.0).unwrap()).collect();
+    let hb: Vec<Handle> = (0..100).map(|i| b.offer(i, 10.0).unwrap()).collect();
+    for (x, y) in ha.iter().zip(&hb) {
+        assert_ne!(x, y);
+        assert_eq!(x.into_raw() & SLOT_MASK, y.into_raw() & SLOT_MASK, "same slot");
+        assert!(!b.contains(*x) && !a.contains(*y));
+        assert!(x.into_raw() >= 1 << SLOT_BITS && x.into_raw() < 1 << 53);
+    }
+    assert_eq!(b.cancel(ha[7]), None);
+    assert_eq!(b.len(), 100);
+}
+
+#[test]
+fn generations_come_round_from_the_top_and_handles_stay_fresh() {
+    let (mut q, _clock) = queue();
+    let h = q.offer(1, 1.0).unwrap();
+    let slot = (h.into_raw() & SLOT_MASK) as u32;
+    if q.heap_mut().first_generation() == MAX_GENERATION {
+        return; // this queue's tag starts at the top already (cannot happen: tags step by 2^15)
+    }
+    q.heap_mut().set_generation(slot, MAX_GENERATION);
+    let top = Handle::from_raw((u64::from(MAX_GENERATION) << SLOT_BITS) | u64::from(slot));
+    assert_eq!(q.cancel(top), Some(1));
+    let next = q.offer(2, 1.0).unwrap();
+    assert_eq!(next.into_raw(), (1 << SLOT_BITS) | u64::from(slot), "generation 1 after the top, same slot");
+    assert_eq!(q.cancel(top), None);
+    assert_eq!(q.cancel(next), Some(2));
+    assert_eq!(q.cancel(Handle::from_raw(u64::from(slot))), None, "generation 0 names nothing");
+    q.check();
+}
+
+#[test]
+fn tags_sit_in_the_high_bits_and_wrap_after_4096() {
+    use crate::heap::Heap;
+    let mut first = Vec::new();
+    for tag in [0u32, 1, 4095, 4096] {
+        let mut h = Heap::new(tag);
+        let slot = h.insert(1.0, ()).unwrap();
+        let raw = h.handle_of(slot);
+        assert!(raw < 1 << 53);
+        assert_eq!(raw >> (SLOT_BITS + 15), u64::from(tag % 4096), "tag {tag} in the top 12 bits");
+        first.push(h.first_generation());
+    }
+    assert_eq!(first[0], first[3], "tags are taken modulo 2^12");
+    assert!(first.iter().all(|g| (1..=MAX_GENERATION).contains(g)));
 }

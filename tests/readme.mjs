@@ -2,11 +2,10 @@
 import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 
-/** The code block of README.md's `## Runtimes` whose info string is `lang tag`. */
+/** The code block of README.md whose info string is `lang tag` (each tag is used once). */
 export function readmeExample(lang, tag) {
   const readme = readFileSync(new URL("../README.md", import.meta.url), "utf8");
-  const section = readme.slice(readme.indexOf("\n## Runtimes"));
-  const m = section.match(new RegExp(`\`\`\`${lang} ${tag}\\n([\\s\\S]*?)\`\`\``));
-  assert.ok(m, `README.md has no \`\`\`${lang} ${tag} block under ## Runtimes`);
+  const m = readme.match(new RegExp(`\`\`\`${lang} ${tag}\\n([\\s\\S]*?)\`\`\``));
+  assert.ok(m, `README.md has no \`\`\`${lang} ${tag} block`);
   return m[1];
 }

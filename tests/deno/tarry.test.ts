@@ -8,6 +8,8 @@
 //   deno test --allow-read --allow-run --allow-write --allow-env tests/deno/
 import { assert, assertEquals, assertRejects, assertThrows } from "./assert.ts";
 import { DelayQueue, Scheduler } from "tarry-queue";
+// The README reader the Node and workerd tests use (Deno runs its node: imports).
+import { readmeExample } from "../readme.mjs";
 
 const root = new URL("../../", import.meta.url);
 const now = () => performance.now();
@@ -107,6 +109,16 @@ Deno.test("one host timer for many items and takers", async () => {
   }
 });
 
+/** Runs Deno with `args` in `cwd`; its exit code and output. */
+async function deno(args: string[], cwd: string) {
+  const out = await new Deno.Command(Deno.execPath(), { args, cwd, stdout: "piped", stderr: "piped" }).output();
+  return {
+    code: out.code,
+    stdout: new TextDecoder().decode(out.stdout),
+    stderr: new TextDecoder().decode(out.stderr),
+  };
+}
+
 /** Runs a module in a fresh Deno process; its exit code, stdout and time taken. */
 async function runDeno(code: string) {
   const dir = await Deno.makeTempDir({ dir: new URL("tests/deno/", root).pathname });
@@ -114,18 +126,8 @@ async function runDeno(code: string) {
     const file = `${dir}/main.ts`;
     await Deno.writeTextFile(file, code);
     const t0 = now();
-    const out = await new Deno.Command(Deno.execPath(), {
-      args: ["run", "--allow-read", file],
-      cwd: new URL(".", root).pathname,
-      stdout: "piped",
-      stderr: "piped",
-    }).output();
-    return {
-      code: out.code,
-      stdout: new TextDecoder().decode(out.stdout),
-      stderr: new TextDecoder().decode(out.stderr),
-      ms: now() - t0,
-    };
+    const out = await deno(["run", "--allow-read", file], new URL(".", root).pathname);
+    return { ...out, ms: now() - t0 };
   } finally {
     await Deno.remove(dir, { recursive: true });
   }
@@ -187,15 +189,6 @@ Deno.test("snapshot round trip through localStorage", async () => {
   );
 });
 
-/** The code block of README.md's `## Runtimes` whose info string is `lang tag`. */
-async function readmeExample(lang: string, tag: string): Promise<string> {
-  const readme = await Deno.readTextFile(new URL("README.md", root));
-  const section = readme.slice(readme.indexOf("\n## Runtimes"));
-  const m = section.match(new RegExp(`\`\`\`${lang} ${tag}\\n([\\s\\S]*?)\`\`\``));
-  assert(m, `README.md has no \`\`\`${lang} ${tag} block under ## Runtimes`);
-  return m[1];
-}
-
 /**
  * Runs README code as a user's project would: in a folder whose node_modules/tarry-queue is this
  * package (Deno's "bring your own node_modules"), so `npm:tarry-queue` resolves through exports.
@@ -205,34 +198,27 @@ async function runInProject(file: string, code: string, args: string[]) {
   try {
     await Deno.mkdir(`${dir}/node_modules`);
     await Deno.symlink(new URL(".", root).pathname, `${dir}/node_modules/tarry-queue`);
-    await Deno.writeTextFile(`${dir}/package.json`, JSON.stringify({ type: "module", dependencies: { tarry: "*" } }));
+    await Deno.writeTextFile(
+      `${dir}/package.json`,
+      JSON.stringify({ type: "module", dependencies: { "tarry-queue": "*" } }),
+    );
     await Deno.writeTextFile(`${dir}/deno.json`, JSON.stringify({ nodeModulesDir: "manual" }));
     await Deno.writeTextFile(`${dir}/${file}`, code);
-    const out = await new Deno.Command(Deno.execPath(), {
-      args: ["run", ...args, file],
-      cwd: dir,
-      stdout: "piped",
-      stderr: "piped",
-    }).output();
-    return {
-      code: out.code,
-      stdout: new TextDecoder().decode(out.stdout),
-      stderr: new TextDecoder().decode(out.stderr),
-    };
+    return await deno(["run", ...args, file], dir);
   } finally {
     await Deno.remove(dir, { recursive: true });
   }
 }
 
 Deno.test("README: the Deno example runs as written", async () => {
-  const code = await readmeExample("ts", "deno");
+  const code = readmeExample("ts", "deno");
   const r = await runInProject("main.ts", code, ["--allow-read"]);
   assertEquals(r.code, 0, r.stderr);
-  assertEquals(r.stdout, await readmeExample("text", "deno-output"));
+  assertEquals(r.stdout, readmeExample("text", "deno-output"));
 });
 
 Deno.test("README: the browser example's module runs (in Deno: fetch of file: URLs, localStorage)", async () => {
-  const html = await readmeExample("html", "browser");
+  const html = readmeExample("html", "browser");
   const map = html.match(/<script type="importmap">([\s\S]*?)<\/script>/);
   const module = html.match(/<script type="module">([\s\S]*?)<\/script>/);
   assert(map && module, "the browser example has an import map and a module script");
@@ -242,5 +228,5 @@ Deno.test("README: the browser example's module runs (in Deno: fetch of file: UR
     `--import-map=${`data:application/json,${encodeURIComponent(map[1])}`}`,
   ]);
   assertEquals(r.code, 0, r.stderr);
-  assertEquals(r.stdout, await readmeExample("text", "browser-output"));
+  assertEquals(r.stdout, readmeExample("text", "browser-output"));
 });

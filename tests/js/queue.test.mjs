@@ -14,7 +14,7 @@ const now = () => performance.now();
 const LATE = 1500; // generous bound on lateness, in ms
 
 /**
- * Watches the host timers that tarry arms (setTimeout calls made from its js/host.js),
+ * Watches the host timers that tarry arms (setTimeout calls made from its js/timer.js),
  * counting those armed at once. `fire()` runs the pending ones by hand.
  */
 function watchTimers() {
@@ -22,7 +22,7 @@ function watchTimers() {
   const pending = new Map();
   const w = { armed: 0, maxArmed: 0, arms: 0, delays: [], pending };
   globalThis.setTimeout = (fn, ms, ...args) => {
-    if (!new Error().stack.includes("host.js")) return realSet(fn, ms, ...args);
+    if (!new Error().stack.includes("timer.js")) return realSet(fn, ms, ...args);
     let id;
     const run = () => {
       pending.delete(id);
@@ -271,6 +271,8 @@ test("bad input gets a clear error naming the argument and changes nothing", asy
     [() => new DelayQueue({ capacity: "3" }), TypeError, /capacity/],
     [() => new DelayQueue({ keepAlive: "no" }), TypeError, /keepAlive/],
     [() => new DelayQueue(7), TypeError, /options/],
+    [() => new DelayQueue({ clock: 5 }), TypeError, /clock/],
+    [() => new DelayQueue({ capacity: 2 ** 40 }), RangeError, /capacity/],
   ];
   for (const [call, type, name] of cases) {
     assert.throws(call, (e) => e instanceof type && name.test(e.message), String(call));

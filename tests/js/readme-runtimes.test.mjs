@@ -17,7 +17,7 @@ function runInProject(code) {
   try {
     mkdirSync(join(dir, "node_modules"));
     symlinkSync(root, join(dir, "node_modules", "tarry-queue"), "dir");
-    writeFileSync(join(dir, "package.json"), JSON.stringify({ type: "module", dependencies: { tarry: "*" } }));
+    writeFileSync(join(dir, "package.json"), JSON.stringify({ type: "module", dependencies: { "tarry-queue": "*" } }));
     writeFileSync(join(dir, "main.js"), code);
     return spawnSync(process.execPath, ["main.js"], { cwd: dir, encoding: "utf8", timeout: 20_000 });
   } finally {

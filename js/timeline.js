@@ -1,0 +1,139 @@
+// Timeline: the items of one DelayQueue or Scheduler on its clock, and what both need to
+// keep them: the deadlines in wasm (`Deadlines`, src/binding.rs: order, handles, when the
+// timer should fire), the values in a slot table (slots.js), the one host timer (timer.js)
+// and the clock (clock.js). Offering, cancelling and rescheduling by handle, the figures,
+// and closing are written here once for both.
+
+import { Refused } from "../dist/tarry.js";
+import { Clock } from "./clock.js";
+import { ClosedError } from "./errors.js";
+import { Slots } from "./slots.js";
+import { Timer } from "./timer.js";
+import { Deadlines } from "./wasm.js";
+
+/** What `stats` shows once closed. */
+const CLOSED_STATS = Object.freeze({
+  size: 0,
+  takers: 0,
+  timersArmed: 0,
+  timerArms: 0,
+  wakes: 0,
+  earlyWakes: 0,
+  delivered: 0,
+  latenessP50: 0,
+  latenessP99: 0,
+  latenessMax: 0,
+});
+
+export class Timeline {
+  /** The wasm half; null once closed. */
+  deadlines;
+  values = new Slots();
+  clock;
+  timer;
+  #what;
+  #bounded;
+
+  /**
+   * @param {string} what the owner's class name, for messages
+   * @param {number} capacity checked by the caller (Infinity: unbounded)
+   * @param {boolean} keepAlive
+   * @param {(() => number) | undefined} clock
+   * @param {() => void} onWake called when the timer fires
+   */
+  constructor(what, capacity, keepAlive, clock, onWake) {
+    this.#what = what;
+    this.#bounded = capacity !== Infinity;
+    this.clock = new Clock(clock);
+    this.timer = new Timer(this.clock, keepAlive, onWake);
+    this.deadlines = new Deadlines(capacity);
+  }
+
+  /** The wasm half; throws a ClosedError once closed. */
+  open() {
+    const d = this.deadlines;
+    if (d === null) throw new ClosedError(this.#what);
+    return d;
+  }
+
+  get size() {
+    return this.deadlines === null ? 0 : this.deadlines.size;
+  }
+
+  /** How many more items fit: the room left in a bounded queue, or up to `maxItems`. */
+  room() {
+    const d = this.open();
+    return this.#bounded ? d.remainingCapacity : Deadlines.maxItems() - d.size;
+  }
+
+  /** Adds a checked value due at `deadline`; its handle, or null when a bounded queue is full. */
+  offer(value, deadline) {
+    const h = this.open().offer(deadline);
+    if (h < 0) return this.#refused(h);
+    this.values.put(h, value);
+    return h;
+  }
+
+  #refused(refusal) {
+    if (refusal === Refused.Full) {
+      if (this.#bounded) return null;
+      throw new RangeError(`the ${this.#what} holds ${Deadlines.maxItems()} items, the most a queue holds`);
+    }
+    throw new RangeError(`a deadline must be a finite number of milliseconds`);
+  }
+
+  /** Removes an item; its value, or undefined when the handle names nothing here. */
+  cancel(handle) {
+    const d = this.deadlines ?? this.open();
+    return d.cancel(handle) ? this.values.forget(handle) : undefined;
+  }
+
+  /** Milliseconds until an item is due (negative when overdue), or undefined. */
+  delayOf(handle) {
+    const deadline = this.open().deadlineOf(handle);
+    return Number.isNaN(deadline) ? undefined : deadline - this.clock.now();
+  }
+
+  /** Arms the timer for the earliest deadline that can end a wait, or disarms it. */
+  sync(waiting) {
+    this.timer.set(this.deadlines.wakeAt(waiting));
+  }
+
+  /**
+   * After offering `handle` for something that waits: arms the timer for the new earliest
+   * deadline. If the host refuses the timer, takes the item back out and throws, so that
+   * the offer changes nothing.
+   */
+  armFor(handle) {
+    try {
+      this.sync(true);
+    } catch (e) {
+      this.cancel(handle);
+      throw e;
+    }
+  }
+
+  /** Figures for monitoring; zeros once closed. */
+  stats(takers) {
+    const d = this.deadlines;
+    if (d === null) return { ...CLOSED_STATS };
+    return {
+      size: d.size,
+      takers,
+      timersArmed: this.timer.armed ? 1 : 0,
+      timerArms: this.timer.arms,
+      ...d.figures(),
+    };
+  }
+
+  /** Disarms the timer and frees the wasm memory; false if it was closed already. */
+  close() {
+    const d = this.deadlines;
+    if (d === null) return false;
+    this.deadlines = null;
+    this.timer.disarm();
+    this.values.clear();
+    d.free();
+    return true;
+  }
+}
