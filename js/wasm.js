@@ -71,12 +71,12 @@ export class Deadlines extends GlueDeadlines {
 
   static maxItems() {
     ready();
-    return super.maxItems();
+    return GlueDeadlines.maxItems();
   }
 
   static slotMask() {
     ready();
-    return super.slotMask();
+    return GlueDeadlines.slotMask();
   }
 }
 
