@@ -35,6 +35,7 @@ import {
   checkValue,
   describe,
   epochOf,
+  isRevoked,
   isValue,
   options,
   thenable,
@@ -114,7 +115,8 @@ export class DelayQueue {
    * delay, or a batch larger than the room left, throws and adds nothing.
    */
   offerMany(values, delays) {
-    if (!Array.isArray(values)) throw new TypeError(`values must be an array, got ${describe(values)}`);
+    if (isRevoked(values) || !Array.isArray(values))
+      throw new TypeError(`values must be an array, got ${describe(values)}`);
     const n = values.length;
     const vs = new Array(n);
     for (let i = 0; i < n; i++) {
@@ -126,7 +128,7 @@ export class DelayQueue {
     if (typeof delays === "number") {
       checkMs(delays, "delays");
       ds.fill(delays);
-    } else if (Array.isArray(delays) || delays instanceof Float64Array) {
+    } else if (!isRevoked(delays) && (Array.isArray(delays) || delays instanceof Float64Array)) {
       const m = delays.length;
       if (m !== n) throw new RangeError(`delays must have one delay per value: ${m} delays for ${n} values`);
       for (let i = 0; i < n; i++) {
@@ -339,8 +341,8 @@ export class DelayQueue {
 
   /** Removes and returns up to `max` expired items, in expiry order. */
   drain(max = Infinity) {
-    if (typeof max !== "number" || Number.isNaN(max)) throw new TypeError(`max must be a number, got ${describe(max)}`);
-    if (max < 0 || (max !== Infinity && !Number.isInteger(max)))
+    if (typeof max !== "number") throw new TypeError(`max must be a number, got ${describe(max)}`);
+    if (!(max >= 0) || (max !== Infinity && !Number.isInteger(max)))
       throw new RangeError(`max must be a non-negative integer or Infinity, got ${max}`);
     const tl = this.#tl;
     const slots = tl.open().drain(tl.clock.now(), max);
