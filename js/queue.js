@@ -104,6 +104,11 @@ export class DelayQueue {
   offer(value, delayMs) {
     checkValue(value);
     checkMs(delayMs, "delayMs");
+    return this.#offerChecked(value, delayMs);
+  }
+
+  /** offer() of a value and delay already checked (their checks read a value's `then` once). */
+  #offerChecked(value, delayMs) {
     const now = this.#tl.clock.now();
     return this.#insert(value, now + delayMs, now);
   }
@@ -210,7 +215,7 @@ export class DelayQueue {
     if (signal?.aborted) return Promise.reject(abortReason(signal));
     if (this.#putters.size === 0) {
       try {
-        const h = this.offer(value, delayMs);
+        const h = this.#offerChecked(value, delayMs);
         if (h !== null) return Promise.resolve(h);
       } catch (e) {
         return Promise.reject(e);
