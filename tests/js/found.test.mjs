@@ -29,3 +29,41 @@ test("put() reads a value's then once, as offer() does (it read it twice)", asyn
   assert.equal(offered.reads, 1);
   q.close();
 });
+
+/** Replaces setTimeout/clearTimeout (js/timer.js looks them up at call time): timers never fire. */
+function heldTimers() {
+  const real = { setTimeout: globalThis.setTimeout, clearTimeout: globalThis.clearTimeout };
+  const live = new Map();
+  let next = 1;
+  globalThis.setTimeout = (fn, ms) => {
+    live.set(next, ms);
+    return next++;
+  };
+  globalThis.clearTimeout = (id) => live.delete(id);
+  return {
+    live,
+    restore() {
+      Object.assign(globalThis, real);
+    },
+  };
+}
+
+test("poll() taking the head while a take waits re-arms the timer for the new head (it stayed armed for the old one)", () => {
+  const timers = heldTimers();
+  try {
+    let now = 0;
+    const q = new DelayQueue({ clock: () => now });
+    q.offer("a", 10);
+    q.offer("b", 1000);
+    const taken = q.take();
+    assert.deepEqual([...timers.live.values()], [10]);
+    now = 10; // due, and polled before the timer fires
+    assert.equal(q.poll(), "a");
+    assert.deepEqual([...timers.live.values()], [990], "armed for b, the new head");
+    assert.equal(q.stats.timersArmed, 1);
+    q.close();
+    taken.catch(() => {});
+  } finally {
+    timers.restore();
+  }
+});
