@@ -245,7 +245,7 @@ export class DelayQueue {
       if (slot < 0) return undefined;
     }
     const value = tl.values.take(slot);
-    if (this.#putters.size !== 0) this.#serve(tl.clock.now());
+    this.#changed();
     return value;
   }
 
