@@ -67,3 +67,28 @@ test("poll() taking the head while a take waits re-arms the timer for the new he
     timers.restore();
   }
 });
+
+test("for await does not drop the error that carries a value because the queue closed meanwhile (the value was lost)", async () => {
+  const q = new DelayQueue();
+  const value = { reads: 0 };
+  Object.defineProperty(value, "then", {
+    get() {
+      // Read once at offer; the second read is the hand-out to the take, which closes the queue.
+      if (++value.reads === 1) return undefined;
+      q.close();
+      throw new Error("a then getter that throws");
+    },
+  });
+  q.offer(value, 0);
+  const got = [];
+  const outcome = await (async () => {
+    for await (const item of q) got.push(item);
+  })().then(
+    () => "the loop ended quietly",
+    (e) => e,
+  );
+  assert.deepEqual(got, []);
+  assert.ok(outcome instanceof TypeError, `${outcome}`);
+  assert.equal(outcome.value, value, "the item is on the error");
+  assert.equal(q.closed, true);
+});
