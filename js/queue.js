@@ -410,7 +410,9 @@ export class DelayQueue {
       try {
         value = await this.take();
       } catch (e) {
-        if (this.#tl.deadlines === null) return;
+        // Closed: the loop ends. Any other error (one that carries a value, a host refusing
+        // the timer) reaches the loop, even if the queue closed after it was thrown.
+        if (e instanceof ClosedError) return;
         throw e;
       }
       yield value;
