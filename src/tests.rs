@@ -127,6 +127,18 @@ fn clear_keeps_old_handles_stale() {
 }
 
 #[test]
+fn iter_sorted_keeps_fifo_between_minus_zero_and_zero_as_poll_does() {
+    // -0.0 == 0.0: equal deadlines, so FIFO; f64::total_cmp would put -0.0 first.
+    let (mut q, _clock) = queue();
+    q.offer_at('a', 0.0).unwrap();
+    q.offer_at('b', -0.0).unwrap();
+    q.offer_at('c', 0.0).unwrap();
+    let order: Vec<char> = q.iter_sorted().map(|(_, _, v)| *v).collect();
+    assert_eq!(order, ['a', 'b', 'c']);
+    assert_eq!(q.drain_expired(3), ['a', 'b', 'c']);
+}
+
+#[test]
 fn iter_sorted_is_non_destructive_and_ordered() {
     let (mut q, _clock) = queue();
     for (v, d) in [(1, 3.0), (2, 1.0), (3, 2.0), (4, 1.0)] {

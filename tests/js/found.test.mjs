@@ -92,3 +92,17 @@ test("for await does not drop the error that carries a value because the queue c
   assert.equal(outcome.value, value, "the item is on the error");
   assert.equal(q.closed, true);
 });
+
+test("toArray() and snapshot() keep FIFO between deadlines -0 and 0, as take() does (-0 went first)", async () => {
+  // A clock that reads -0 (a fake one, say) and a delay of -0 give the deadline -0.
+  const q = new DelayQueue({ clock: () => -0 });
+  q.offer("first", 0); // deadline -0 + 0 = 0
+  q.offer("second", -0); // deadline -0 + -0 = -0: equal, so it queues behind
+  assert.deepEqual(q.toArray(), ["first", "second"]);
+  assert.deepEqual(
+    q.snapshot().items.map((i) => i.value),
+    ["first", "second"],
+  );
+  assert.deepEqual([await q.take(), await q.take()], ["first", "second"]);
+  q.close();
+});
