@@ -164,6 +164,17 @@ fn sequence_renumbering_keeps_fifo() {
 }
 
 #[test]
+fn sequence_renumbering_keeps_fifo_between_minus_zero_and_zero() {
+    let (mut q, _clock) = queue();
+    q.offer_at('a', 0.0).unwrap();
+    q.offer_at('b', -0.0).unwrap();
+    q.heap_mut().set_next_seq(u32::MAX);
+    q.offer_at('c', 0.0).unwrap(); // renumbers first
+    q.check();
+    assert_eq!(q.drain_expired(3), ['a', 'b', 'c']);
+}
+
+#[test]
 fn a_slot_is_retired_when_its_generation_runs_out() {
     let (mut q, _clock) = queue();
     let h = q.offer(1, 1.0).unwrap();
