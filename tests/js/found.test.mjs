@@ -106,3 +106,30 @@ test("toArray() and snapshot() keep FIFO between deadlines -0 and 0, as take() d
   assert.deepEqual([await q.take(), await q.take()], ["first", "second"]);
   q.close();
 });
+
+test("restore(): a bad version or size of any kind gets the decoder's TypeError, and none of its code runs", () => {
+  let deep = [1];
+  for (let i = 0; i < 100_000; i++) deep = [deep];
+  const { proxy: revoked, revoke } = Proxy.revocable({}, {});
+  revoke();
+  let called = 0;
+  const hostile = {
+    toString() {
+      called++;
+      return "1";
+    },
+  };
+  for (const bad of [Object.create(null), revoked, deep, hostile, { [Symbol.toPrimitive]: () => 1 }]) {
+    for (const [field, snapshot] of [
+      ["version", { version: bad, size: 0, items: [] }],
+      ["size", { version: 1, size: bad, items: [] }],
+    ]) {
+      assert.throws(
+        () => DelayQueue.restore(snapshot),
+        (e) => e instanceof TypeError && e.message.startsWith("DelayQueue.restore():") && e.message.includes(field),
+        `${field}: ${Object.prototype.toString.call(bad)}`,
+      );
+    }
+  }
+  assert.equal(called, 0, "toString of the input is not called");
+});
