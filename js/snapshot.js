@@ -64,13 +64,7 @@ export function readSnapshot(snapshot, capacity, clock, add) {
     }
     const deadline = item.deadline;
     if (typeof deadline !== "number" || !Number.isFinite(deadline)) {
-      const got =
-        deadline === undefined && !("deadline" in item)
-          ? "nothing"
-          : kind(deadline) +
-            (typeof deadline === "number" || typeof deadline === "string"
-              ? ` ${JSON.stringify(String(deadline))}`
-              : "");
+      const got = deadline === undefined && !("deadline" in item) ? "nothing" : shown(deadline);
       throw new TypeError(
         `DelayQueue.restore(): items[${i}].deadline must be a finite number of epoch milliseconds, got ${got}`,
       );
@@ -160,15 +154,13 @@ function checkEnvelope(snapshot, capacity) {
         ? "missing field `version`: not a tarry snapshot"
         : typeof version === "number"
           ? `unsupported snapshot version ${version}: this tarry reads version ${SNAPSHOT_VERSION}`
-          : `invalid version: ${kind(version)} ${JSON.stringify(String(version))}, expected the number ${SNAPSHOT_VERSION}`,
+          : `invalid version: ${shown(version)}, expected the number ${SNAPSHOT_VERSION}`,
     );
   }
   if (!Number.isSafeInteger(size) || size < 0) {
     throw refuse(
       TypeError,
-      size === undefined
-        ? "missing field `size`"
-        : `invalid size: ${kind(size)} ${JSON.stringify(String(size))}, expected a count of items`,
+      size === undefined ? "missing field `size`" : `invalid size: ${shown(size)}, expected a count of items`,
     );
   }
   if (isRevoked(items) || !Array.isArray(items)) {
@@ -188,6 +180,16 @@ function checkEnvelope(snapshot, capacity) {
     throw refuse(TypeError, `the snapshot is truncated: it says it holds ${size} items and has ${items.length}`);
   }
   return size;
+}
+
+/**
+ * A bad field's value for a message: its kind, and for a number, string or boolean the value
+ * (no String() of an object: it may throw, recurse without end, or run the input's code).
+ */
+function shown(x) {
+  if (typeof x !== "number" && typeof x !== "string" && typeof x !== "boolean") return kind(x);
+  const s = String(x);
+  return `${kind(x)} ${JSON.stringify(s.length > 40 ? `${s.slice(0, 40)}…` : s)}`;
 }
 
 function kind(x) {

@@ -35,7 +35,7 @@ function heldTimers() {
   const real = { setTimeout: globalThis.setTimeout, clearTimeout: globalThis.clearTimeout };
   const live = new Map();
   let next = 1;
-  globalThis.setTimeout = (fn, ms) => {
+  globalThis.setTimeout = (_fn, ms) => {
     live.set(next, ms);
     return next++;
   };
@@ -119,7 +119,9 @@ test("restore(): a bad version or size of any kind gets the decoder's TypeError,
       return "1";
     },
   };
-  for (const bad of [Object.create(null), revoked, deep, hostile, { [Symbol.toPrimitive]: () => 1 }]) {
+  const bads = { "a null-prototype object": Object.create(null), "a revoked Proxy": revoked, "a deep array": deep };
+  Object.assign(bads, { "a toString": hostile, "a Symbol.toPrimitive": { [Symbol.toPrimitive]: () => 1 } });
+  for (const [what, bad] of Object.entries(bads)) {
     for (const [field, snapshot] of [
       ["version", { version: bad, size: 0, items: [] }],
       ["size", { version: 1, size: bad, items: [] }],
@@ -127,7 +129,7 @@ test("restore(): a bad version or size of any kind gets the decoder's TypeError,
       assert.throws(
         () => DelayQueue.restore(snapshot),
         (e) => e instanceof TypeError && e.message.startsWith("DelayQueue.restore():") && e.message.includes(field),
-        `${field}: ${Object.prototype.toString.call(bad)}`,
+        `${field}: ${what}`,
       );
     }
   }
