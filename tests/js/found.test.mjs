@@ -135,3 +135,21 @@ test("restore(): a bad version or size of any kind gets the decoder's TypeError,
   }
   assert.equal(called, 0, "toString of the input is not called");
 });
+
+test("restore() reads the items' length once: one that grows after the check cannot build half a queue", () => {
+  const real = [1, 2, 3, 4, 5].map((value) => ({ value, deadline: 1 }));
+  let reads = 0;
+  // 1 when the capacity is checked, 5 afterwards.
+  const items = new Proxy(real, { get: (t, k, r) => (k === "length" ? (reads++ === 0 ? 1 : 5) : Reflect.get(t, k, r)) });
+  let q;
+  try {
+    q = DelayQueue.restore({ version: 1, size: 5, items }, { capacity: 2 });
+  } catch (e) {
+    assert.ok(e instanceof TypeError || e instanceof RangeError, String(e));
+    assert.match(e.message, /^DelayQueue\.restore\(\)/);
+    return;
+  }
+  const size = q.size;
+  q.close();
+  assert.fail(`restored ${size} of the 5 items it read, with no error`);
+});
