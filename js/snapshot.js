@@ -171,13 +171,15 @@ function checkEnvelope(snapshot, capacity) {
         : `invalid items: ${kind(items)}, expected an array of { value, deadline }`,
     );
   }
+  // Read once: an array-like Proxy may answer otherwise the second time.
+  const length = items.length;
   const max = Deadlines.maxItems();
-  if (items.length > Math.min(capacity, max)) {
+  if (length > Math.min(capacity, max)) {
     const most = capacity < max ? `the queue's capacity (${capacity})` : `tarry restores at once (${max})`;
-    throw refuse(RangeError, `the snapshot holds ${items.length} items, more than ${most}`);
+    throw refuse(RangeError, `the snapshot holds ${length} items, more than ${most}`);
   }
-  if (items.length !== size) {
-    throw refuse(TypeError, `the snapshot is truncated: it says it holds ${size} items and has ${items.length}`);
+  if (length !== size) {
+    throw refuse(TypeError, `the snapshot is truncated: it says it holds ${size} items and has ${length}`);
   }
   return size;
 }
