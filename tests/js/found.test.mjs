@@ -140,7 +140,9 @@ test("restore() reads the items' length once: one that grows after the check can
   const real = [1, 2, 3, 4, 5].map((value) => ({ value, deadline: 1 }));
   let reads = 0;
   // 1 when the capacity is checked, 5 afterwards.
-  const items = new Proxy(real, { get: (t, k, r) => (k === "length" ? (reads++ === 0 ? 1 : 5) : Reflect.get(t, k, r)) });
+  const items = new Proxy(real, {
+    get: (t, k, r) => (k === "length" ? (reads++ === 0 ? 1 : 5) : Reflect.get(t, k, r)),
+  });
   let q;
   try {
     q = DelayQueue.restore({ version: 1, size: 5, items }, { capacity: 2 });
