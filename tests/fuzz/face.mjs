@@ -1056,25 +1056,27 @@ class World {
   }
 
   /** Calls `fn` expecting a ClosedError (the queue is closed). */
-  expectClosed(qm, label, fn) {
-    let threw;
-    try {
-      this.call(qm, label, fn);
-    } catch (e) {
-      threw = e;
-    }
+  expectClosed(m, label, fn) {
+    const threw = this.thrown(m, label, fn);
     if (!(threw instanceof ClosedError))
-      violation(`${label} on a closed queue: expected a ClosedError, got ${threw ?? "no error"}`);
+      violation(
+        `${label} on a closed ${m.s ? "scheduler" : "queue"}: expected a ClosedError, got ${threw ?? "no error"}`,
+      );
+  }
+
+  /** Calls `fn` as `call` does; what it threw, or undefined. */
+  thrown(m, label, fn) {
+    try {
+      this.call(m, label, fn);
+    } catch (e) {
+      return e;
+    }
+    return undefined;
   }
 
   /** Calls `fn` expecting a TypeError or RangeError naming `name` (a RegExp), and checks nothing changed. */
   expectBad(qm, label, type, name, fn) {
-    let threw;
-    try {
-      this.call(qm, label, fn);
-    } catch (e) {
-      threw = e;
-    }
+    const threw = this.thrown(qm, label, fn);
     if (threw?.name !== type || !name.test(threw.message)) {
       violation(
         `${label}: expected a ${type} naming ${name}, got ${threw ? `${threw.name}: ${threw.message}` : "no error"}`,
@@ -1495,12 +1497,7 @@ class World {
     if (qm.closed) return this.expectClosed(qm, label, () => qm.q[method]());
     const h = qm.head();
     if (method === "element" && h === null) {
-      let threw;
-      try {
-        this.call(qm, label, () => qm.q.element());
-      } catch (e) {
-        threw = e;
-      }
+      const threw = this.thrown(qm, label, () => qm.q.element());
       if (!(threw instanceof RangeError)) violation(`${label} on an empty queue: ${threw ?? "no error"}`);
       return;
     }
@@ -1791,16 +1788,7 @@ class World {
       label = `${sm.name}.scheduleAt(job ${n}:${behaviour}, ${wallAt})`;
       call = () => sm.s.scheduleAt(fn, wallAt, ...job.args);
     }
-    if (sm.closed) {
-      let threw;
-      try {
-        this.call(sm, label, call);
-      } catch (e) {
-        threw = e;
-      }
-      if (!(threw instanceof ClosedError)) violation(`${label} on a closed scheduler: ${threw ?? "no error"}`);
-      return;
-    }
+    if (sm.closed) return this.expectClosed(sm, label, call);
     const wake = this.#wakeOf(sm);
     let h;
     try {
@@ -1895,16 +1883,7 @@ class World {
     const delay = this.delay(r);
     const label = `${sm.name}.${op}(${h}${op === "reschedule" ? `, ${delay}` : ""})`;
     const call = () => (op === "reschedule" ? sm.s.reschedule(h, delay) : sm.s[op](h));
-    if (sm.closed) {
-      let threw;
-      try {
-        this.call(sm, label, call);
-      } catch (e) {
-        threw = e;
-      }
-      if (!(threw instanceof ClosedError)) violation(`${label} on a closed scheduler: ${threw ?? "no error"}`);
-      return;
-    }
+    if (sm.closed) return this.expectClosed(sm, label, call);
     let job = null;
     for (const j of sm.live) if (j.handle === h) job = j;
     const wake = this.#wakeOf(sm);
