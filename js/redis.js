@@ -18,6 +18,7 @@
 // URL rather than a client. The in-memory entries of tarry-queue never load this file.
 
 import { createHash, randomUUID } from "node:crypto";
+import { setMaxListeners } from "node:events";
 import { checkMs, checkSignal, describe, epochOf, options } from "./checks.js";
 import { ClosedError } from "./errors.js";
 import { localNow, ServerClock } from "./redis/clock.js";
@@ -75,7 +76,7 @@ export class RedisDelayQueue {
   #workers = new Set();
   #closing = null;
   #detach = null;
-  #counters = { timerArms: 0, wakes: 0, earlyWakes: 0, messages: 0, delivered: 0, redelivered: 0 };
+  #counters = { timerArms: 0, wakes: 0, earlyWakes: 0, messages: 0, delivered: 0, redelivered: 0, released: 0 };
   #lateness = new Float64Array(8192);
 
   /**
@@ -322,9 +323,15 @@ export class RedisDelayQueue {
    * ends so leaves its item in the queue.
    */
   take(opts) {
-    const { signal, timeout } = options(opts, "options");
-    checkSignal(signal);
-    if (timeout !== undefined) checkMs(timeout, "options.timeout");
+    let signal;
+    let timeout;
+    try {
+      ({ signal, timeout } = options(opts, "options"));
+      checkSignal(signal);
+      if (timeout !== undefined) checkMs(timeout, "timeout");
+    } catch (e) {
+      return Promise.reject(e);
+    }
     if (this.#closing) return Promise.reject(new ClosedError("RedisDelayQueue"));
     if (signal?.aborted) return Promise.reject(signal.reason);
     return new Promise((resolve, reject) => {
@@ -369,6 +376,7 @@ export class RedisDelayQueue {
     if (this.#closing) throw new ClosedError("RedisDelayQueue");
     const retry = typeof retryDelayMs === "function" ? retryDelayMs : () => retryDelayMs;
     const stop = new AbortController();
+    setMaxListeners(0, stop.signal); // one listener per waiting slot: `concurrency` of them
     const slot = async () => {
       while (!stop.signal.aborted) {
         let job;
@@ -609,6 +617,7 @@ export class RedisDelayQueue {
     const taker = this.#takers.shift();
     if (!taker) {
       // The take that asked for it left while the script ran: the item goes back to its place.
+      this.#counters.released++;
       const [head] = await this.#run("release", [this.#channel, id, token]);
       this.#sawHead(head);
       return;
