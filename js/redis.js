@@ -21,14 +21,15 @@ import { createHash, randomUUID } from "node:crypto";
 import { setMaxListeners } from "node:events";
 import { checkMs, checkSignal, describe, epochOf, options } from "./checks.js";
 import { ClosedError } from "./errors.js";
+import { Batcher } from "./redis/batch.js";
 import { localNow, ServerClock } from "./redis/clock.js";
 import { jsonOf } from "./redis/json.js";
 import { SOURCES } from "./redis/scripts.js";
 
 /** The longest id, in UTF-16 code units. */
 const MAX_ID_LENGTH = 512;
-/** Items per offer script: a larger offerMany() is split, so no script holds Redis for long. */
-const OFFER_BATCH = 500;
+/** Items per offer or ack script: more are split, so that no script holds Redis for long. */
+const BATCH = 500;
 /** Items one take script hands out at most. */
 const TAKE_BATCH = 256;
 /** Expired leases one take script puts back at most. */
@@ -148,16 +149,18 @@ export class RedisDelayQueue {
   async offer(value, delayMs, opts) {
     const at = localNow();
     checkMs(delayMs, "delayMs");
-    const item = this.#item(value, "value", opts, "options", "d", checkRange(delayMs, "delayMs"));
-    await this.#offer([item], at);
+    const item = this.#item(value, "value", opts, "options", "d", checkRange(delayMs, "delayMs"), at);
+    this.#open();
+    await this.#offers.add([item]);
     return item.id;
   }
 
   /** Offers `value` due at an absolute wall-clock time (epoch ms or a Date), as the server's clock tells it. */
   async offerAt(value, deadline, opts) {
     const at = localNow();
-    const item = this.#item(value, "value", opts, "options", "a", checkRange(epochOf(deadline), "deadline"));
-    await this.#offer([item], at);
+    const item = this.#item(value, "value", opts, "options", "a", checkRange(epochOf(deadline), "deadline"), at);
+    this.#open();
+    await this.#offers.add([item]);
     return item.id;
   }
 
@@ -183,29 +186,36 @@ export class RedisDelayQueue {
       } else {
         ms = checkRange(epochOf(it.deadline), `${where}.deadline`);
       }
-      return this.#item(it.value, `${where}.value`, { id: it.id }, where, kind, ms);
+      return this.#item(it.value, `${where}.value`, { id: it.id }, where, kind, ms, at);
     });
-    const batches = [];
-    for (let i = 0; i < checked.length; i += OFFER_BATCH)
-      batches.push(this.#offer(checked.slice(i, i + OFFER_BATCH), at));
-    await Promise.all(batches);
+    this.#open();
+    await this.#offers.add(checked);
     return checked.map((it) => it.id);
   }
 
-  #item(value, where, opts, optsName, kind, ms) {
+  #item(value, where, opts, optsName, kind, ms, at) {
     const { id = randomUUID() } = options(opts, optsName);
     checkId(id, `${optsName}.id`);
-    return { id, kind, ms, json: jsonOf(value, where) };
+    return { id, kind, ms, json: jsonOf(value, where), at };
   }
 
-  async #offer(items, at) {
-    this.#open();
+  /** The offers made in one turn, gathered: one script per 500 items (each script atomic). */
+  #offers = new Batcher(BATCH, async (items) => {
     await this.#connect();
-    const args = [this.#channel, this.#clock.stamp(at), this.#options.clockTolerance];
-    for (const it of items) args.push(it.id, it.kind, it.ms, it.json);
+    // One stamp for the run, the first call's; a later call's delay counts from its own call.
+    const first = items[0].at;
+    const args = [this.#channel, this.#clock.stamp(first), this.#options.clockTolerance];
+    for (const it of items) args.push(it.id, it.kind, it.kind === "d" ? it.ms + (it.at - first) : it.ms, it.json);
     const [, head] = await this.#run("offer", args);
     this.#sawHead(head);
-  }
+    return items;
+  });
+
+  /** The acks made in one turn, gathered likewise. */
+  #acks = new Batcher(BATCH, async (deliveries) => {
+    await this.#connect();
+    return this.#run("ack", deliveries.flat());
+  });
 
   /** Removes a pending item. Resolves true if it was pending (not in flight, not dead). */
   async cancel(id) {
@@ -667,10 +677,7 @@ export class RedisDelayQueue {
 
   /** What a RedisJob may ask of its queue. */
   #jobOps = {
-    ack: async (job, token) => {
-      await this.#connect();
-      return (await this.#run("ack", [job.id, token])) === 1;
-    },
+    ack: async (job, token) => (await this.#acks.add([[job.id, token]]))[0] === 1,
     nack: async (job, token, delayMs, reason) => {
       const at = localNow();
       await this.#connect();

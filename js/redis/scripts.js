@@ -213,12 +213,22 @@ out[2] = head() or false
 out[3] = lease_head() or false
 return out`,
 
-  /** ARGV: id, token. Returns 1 when that delivery still held the lease (the item is done). */
+  /**
+   * ARGV: id, token per delivery. Returns per delivery 1 when it still held the lease (the
+   * item is done and gone), 0 otherwise (changes nothing).
+   */
   ack: `
-if leased_by(ARGV[1], ARGV[2]) == nil then return 0 end
-redis.call('ZREM', leased, ARGV[1])
-redis.call('HDEL', items, ARGV[1])
-return 1`,
+local out = {}
+for i = 1, #ARGV, 2 do
+  if leased_by(ARGV[i], ARGV[i + 1]) then
+    redis.call('ZREM', leased, ARGV[i])
+    redis.call('HDEL', items, ARGV[i])
+    out[#out + 1] = 1
+  else
+    out[#out + 1] = 0
+  end
+end
+return out`,
 
   /**
    * ARGV: channel, stamp, tolerance, id, token, delay ms, maxAttempts, reason.
