@@ -26,6 +26,8 @@ import { localNow, ServerClock } from "./redis/clock.js";
 import { jsonOf } from "./redis/json.js";
 import { SOURCES } from "./redis/scripts.js";
 
+export { ClosedError } from "./errors.js";
+
 /** The longest id, in UTF-16 code units. */
 const MAX_ID_LENGTH = 512;
 /** Items per offer or ack script: more are split, so that no script holds Redis for long. */
