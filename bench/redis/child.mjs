@@ -113,11 +113,13 @@ const tasks = {
     };
     const progress = setInterval(() => process.send({ type: "count", n: got.length / 3 }), 100);
     let stop;
+    let wakes;
     if (cfg.impl === "tarry") {
       const q = new RedisDelayQueue({ redis: connection, name: cfg.name, onerror: () => {} });
       const w = q.process(async (value, job) => deliver(value, job.id), { concurrency: cfg.concurrency });
       await q.stats();
       stop = async () => {
+        wakes = (await q.stats()).wakes;
         await w.close();
         await q.close();
       };
@@ -131,10 +133,12 @@ const tasks = {
       stop = () => w.close();
     }
     process.send({ type: "ready" });
+    const cpu = process.cpuUsage();
     await new Promise((r) => process.once("message", r)); // "report"
+    const used = process.cpuUsage(cpu);
     clearInterval(progress);
     await stop();
-    return { got };
+    return { got, cpuMs: (used.user + used.system) / 1000, wakes };
   },
 
   /** A worker whose handlers never return: it holds cfg.n items until it is killed. */

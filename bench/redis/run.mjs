@@ -73,19 +73,35 @@ for (const kind of ["spread", "burst"])
   for (const w of WORKERS) results.delivery[`${kind} ${w}`] = { tarry: [], bullmq: [] };
 results.recovery = { tarry: [], bullmq: [], "bullmq-defaults": [] };
 
+/** CPU time (ms) the Redis server used since the previous call (INFO's used_cpu_* count from its start). */
+let cpuBase = 0;
+async function serverCpu() {
+  const info = await redis.cli("info", "cpu");
+  const total =
+    ["used_cpu_sys", "used_cpu_user"].reduce((s, k) => s + Number(info.match(new RegExp(`${k}:([\\d.]+)`))[1]), 0) *
+    1000;
+  const used = total - cpuBase;
+  cpuBase = total;
+  return used;
+}
+
 /** A delivery run: `workers` fresh worker processes, then a producer of N items. */
 async function delivery(impl, kind, workers) {
   await redis.cli("flushall");
   const name = `d${++serial}`;
   const ws = Array.from({ length: workers }, () => child("worker", impl, { name, concurrency: CONCURRENCY }));
   await Promise.all(ws.map((w) => w.ready));
+  await serverCpu();
   const shape = kind === "spread" ? { from: 1000, to: 5000 } : { at: 3000 };
   const producer = child("produce", impl, { name, n: N, ...shape });
   const { offeredIn } = await producer.result;
   const complete = await until(() => ws.reduce((n, w) => n + w.count, 0) >= N, 60_000);
   await sleep(300); // a second delivery of anything would show up here
+  const redisCpu = await serverCpu();
   for (const w of ws) w.c.send("report");
-  const got = (await Promise.all(ws.map((w) => w.result))).map((r) => r.got);
+  const reports = await Promise.all(ws.map((w) => w.result));
+  const got = reports.map((r) => r.got);
+  const workerCpu = reports.reduce((ms, r) => ms + r.cpuMs, 0);
   const lateness = [];
   const times = [];
   const seen = new Map();
@@ -107,6 +123,9 @@ async function delivery(impl, kind, workers) {
     p99: q(0.99),
     max: lateness[lateness.length - 1],
     complete,
+    // CPU per delivery (µs): the worker processes', and Redis' (it also ran the producer's adds).
+    workerCpuUs: (workerCpu * 1000) / seen.size,
+    redisCpuUs: (redisCpu * 1000) / seen.size,
   };
   if (kind === "burst") {
     // All N were due at one instant: deliveries/s from that instant to the last delivery.
@@ -214,6 +233,14 @@ for (const w of WORKERS) {
     `| lateness p50 / p99 / max, ${N} items due over 1–5 s, ${w} worker process${w > 1 ? "es" : ""} | ${ms(stat(t, "p50"))} / ${ms(stat(t, "p99"))} / ${ms(stat(t, "max"))} | ${ms(stat(b, "p50"))} / ${ms(stat(b, "p99"))} / ${ms(stat(b, "max"))} | |`,
   );
 }
+for (const w of WORKERS) {
+  const t = results.delivery[`spread ${w}`].tarry;
+  const b = results.delivery[`spread ${w}`].bullmq;
+  const cpu = (xs) => `${stat(xs, "workerCpuUs").toFixed(0)} µs / ${stat(xs, "redisCpuUs").toFixed(0)} µs`;
+  add(
+    `| CPU per delivered item: worker processes / Redis (adds included), spread, ${w} worker${w > 1 ? "s" : ""} | ${cpu(t)} | ${cpu(b)} | |`,
+  );
+}
 const runs = Object.values(results.delivery).flatMap((d) =>
   Object.entries(d).flatMap(([impl, xs]) => xs.map((x) => ({ impl, ...x }))),
 );
@@ -289,4 +316,6 @@ writeFileSync(
   `${JSON.stringify({ date: new Date().toISOString(), load, results, summary }, null, 1)}\n`,
 );
 writeFileSync(here("./results.md"), `${md.join("\n")}\n`);
+// Kept in the repository, so formatted as the linter wants it.
+execFileSync(here("../../node_modules/.bin/biome"), ["format", "--write", here("./results.json")], { stdio: "ignore" });
 console.log(md.join("\n"));

@@ -134,6 +134,7 @@ export const SCRIPTS = {
 local now = clock()
 local from = start(now, ARGV[2], tonumber(ARGV[3]))
 local before = head()
+local first -- the earliest deadline offered
 local seq = seqs((#ARGV - 3) / 4)
 for i = 4, #ARGV, 4 do
   local id, ms = ARGV[i], tonumber(ARGV[i + 2])
@@ -144,8 +145,15 @@ for i = 4, #ARGV, 4 do
   seq = seq + 1
   redis.call('HSET', items, id, 'p' .. s .. '|' .. deadline .. '|0||' .. ARGV[i + 3])
   redis.call('ZADD', pending, deadline, s .. id)
+  if first == nil or tonumber(deadline) < tonumber(first) then first = deadline end
 end
-return { fmt(now), announce(ARGV[1], before) or false }`,
+-- The head is now the earlier of the old one and the first offered (an offer that replaced
+-- the old head may have made it later: consumers find that out when they wake).
+if before == nil or tonumber(first) < tonumber(before) then
+  redis.call('PUBLISH', ARGV[1], first)
+  return { fmt(now), first }
+end
+return { fmt(now), before }`,
 
   /**
    * The consumer's one script. ARGV: channel, count, visibility ms, maxAttempts, reclaim limit.
@@ -157,8 +165,9 @@ return { fmt(now), announce(ARGV[1], before) or false }`,
 local now = clock()
 local nows = fmt(now)
 local max_attempts = tonumber(ARGV[4])
-local before = head()
-for _, id in ipairs(redis.call('ZRANGEBYSCORE', leased, '-inf', nows, 'LIMIT', 0, tonumber(ARGV[5]))) do
+local expired = redis.call('ZRANGEBYSCORE', leased, '-inf', nows, 'LIMIT', 0, tonumber(ARGV[5]))
+local before = #expired > 0 and head()
+for _, id in ipairs(expired) do
   redis.call('ZREM', leased, id)
   local raw = redis.call('HGET', items, id)
   local r = parse(raw)
@@ -170,7 +179,7 @@ for _, id in ipairs(redis.call('ZRANGEBYSCORE', leased, '-inf', nows, 'LIMIT', 0
     enqueue(id, r, nows)
   end
 end
-announce(ARGV[1], before)
+if #expired > 0 then announce(ARGV[1], before or nil) end
 
 local out = { nows, false, false }
 local count = tonumber(ARGV[2])
