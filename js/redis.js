@@ -60,6 +60,7 @@ export class RedisDelayQueue {
   #ownsClient;
   #subscriber = null;
   #ready = null;
+  #connected = false;
   #clock = new ServerClock();
 
   // Consuming: started by the first take() or process().
@@ -203,7 +204,7 @@ export class RedisDelayQueue {
 
   /** The offers made in one turn, gathered: one script per 500 items (each script atomic). */
   #offers = new Batcher(BATCH, async (items) => {
-    await this.#connect();
+    if (!this.#connected) await this.#connect();
     // One stamp for the run, the first call's; a later call's delay counts from its own call.
     const first = items[0].at;
     const args = [this.#channel, this.#clock.stamp(first), this.#options.clockTolerance];
@@ -215,7 +216,7 @@ export class RedisDelayQueue {
 
   /** The acks made in one turn, gathered likewise. */
   #acks = new Batcher(BATCH, async (deliveries) => {
-    await this.#connect();
+    if (!this.#connected) await this.#connect();
     return this.#run("ack", deliveries.flat());
   });
 
@@ -223,7 +224,7 @@ export class RedisDelayQueue {
   async cancel(id) {
     checkId(id, "id");
     this.#open();
-    await this.#connect();
+    if (!this.#connected) await this.#connect();
     return (await this.#run("cancel", [id])) === 1;
   }
 
@@ -234,7 +235,7 @@ export class RedisDelayQueue {
     checkMs(delayMs, "delayMs");
     checkRange(delayMs, "delayMs");
     this.#open();
-    await this.#connect();
+    if (!this.#connected) await this.#connect();
     const args = [this.#channel, this.#clock.stamp(at), this.#options.clockTolerance, id, "d", delayMs];
     const [, found, head] = await this.#run("reschedule", args);
     this.#sawHead(head);
@@ -245,7 +246,7 @@ export class RedisDelayQueue {
   async delayOf(id) {
     checkId(id, "id");
     this.#open();
-    await this.#connect();
+    if (!this.#connected) await this.#connect();
     const [now, deadline] = await this.#run("delayOf", [id]);
     return deadline == null ? undefined : Number(deadline) - Number(now);
   }
@@ -253,14 +254,14 @@ export class RedisDelayQueue {
   /** The number of pending items (waiting for their deadline, or due and not yet taken). */
   async size() {
     this.#open();
-    await this.#connect();
+    if (!this.#connected) await this.#connect();
     return (await this.#run("stats", []))[1];
   }
 
   /** What Redis holds for the queue, and this process's own figures. */
   async stats() {
     this.#open();
-    await this.#connect();
+    if (!this.#connected) await this.#connect();
     const [now, pending, inFlight, dead, head] = await this.#run("stats", []);
     const lateness = this.#latenessSorted();
     const at = (q) => (lateness.length ? lateness[Math.min(lateness.length - 1, Math.floor(q * lateness.length))] : 0);
@@ -283,7 +284,7 @@ export class RedisDelayQueue {
     if (!Number.isSafeInteger(limit) || limit < 1)
       throw new RangeError(`limit must be a whole number >= 1, got ${describe(limit)}`);
     this.#open();
-    await this.#connect();
+    if (!this.#connected) await this.#connect();
     const reply = await this.#run("deadLetters", [limit]);
     const out = [];
     for (let i = 0; i < reply.length; i += 4) {
@@ -313,7 +314,7 @@ export class RedisDelayQueue {
   async retryDead(id) {
     checkId(id, "id");
     this.#open();
-    await this.#connect();
+    if (!this.#connected) await this.#connect();
     const [found, head] = await this.#run("retryDead", [this.#channel, id]);
     this.#sawHead(head);
     return found === 1;
@@ -322,7 +323,7 @@ export class RedisDelayQueue {
   /** Removes every item of the queue, pending, in flight and dead (deliveries in flight then ack false). */
   async clear() {
     this.#open();
-    await this.#connect();
+    if (!this.#connected) await this.#connect();
     await this.#run("clear", []);
   }
 
@@ -447,11 +448,12 @@ export class RedisDelayQueue {
     if (this.#closing) return this.#closing;
     this.#closing = (async () => {
       for (const t of this.#takers.drain()) this.#settle(t, () => t.reject(new ClosedError("RedisDelayQueue")));
+      this.#arm(); // now only for lease extension
       await Promise.all([...this.#workers].map((w) => w.close()));
-      clearTimeout(this.#timer);
-      this.#timer = null;
       await this.#consuming?.catch(() => {});
       await this.#waking;
+      clearTimeout(this.#timer);
+      this.#timer = null;
       this.#detach?.();
       const quit = (c) => c.quit().catch(() => c.disconnect());
       if (this.#subscriber) await quit(this.#subscriber);
@@ -479,7 +481,7 @@ export class RedisDelayQueue {
   }
 
   async #startConsuming() {
-    await this.#connect();
+    if (!this.#connected) await this.#connect();
     const sub = this.#client.duplicate();
     sub.on("error", (e) => this.#options.onerror(e));
     sub.on("message", (_channel, message) => this.#message(message));
@@ -518,10 +520,11 @@ export class RedisDelayQueue {
 
   /** Sets the one timer for the earliest thing this process must act on. */
   #arm() {
-    if (this.#closing || !this.#consuming) return;
+    if (!this.#consuming) return;
     const now = localNow();
     let at = Math.min(this.#takers.earliestTimeout(), this.#extendAt);
-    if (!this.#waking) {
+    // Closing: only the leases of the handlers it waits for are still kept.
+    if (!this.#waking && !this.#closing) {
       // What needs Redis waits out a back-off after a failure; a running wake re-arms when done.
       let redis = Math.min(this.#lastCheck + this.#options.safetyInterval, this.#clock.localAt(this.#leaseHead));
       if (this.#takers.size > 0) redis = Math.min(redis, this.#clock.localAt(this.#head));
@@ -539,7 +542,6 @@ export class RedisDelayQueue {
   #fire() {
     this.#timer = null;
     this.#timerAt = Number.POSITIVE_INFINITY;
-    if (this.#closing) return;
     const now = localNow();
     let acted = false;
     for (const t of this.#takers.expired(now)) {
@@ -550,7 +552,7 @@ export class RedisDelayQueue {
       acted = true;
       this.#extend();
     }
-    if (!this.#waking && now >= this.#retryAt) {
+    if (!this.#waking && !this.#closing && now >= this.#retryAt) {
       const server = this.#clock.serverNow(now);
       const due = this.#takers.size > 0 && this.#head <= server;
       if (due || this.#leaseHead <= server || now >= this.#lastCheck + this.#options.safetyInterval) {
@@ -682,7 +684,7 @@ export class RedisDelayQueue {
     ack: async (job, token) => (await this.#acks.add([[job.id, token]]))[0] === 1,
     nack: async (job, token, delayMs, reason) => {
       const at = localNow();
-      await this.#connect();
+      if (!this.#connected) await this.#connect();
       const args = [this.#channel, this.#clock.stamp(at), this.#options.clockTolerance, job.id, token, delayMs];
       args.push(this.#options.maxAttempts, reason);
       const [, outcome, head] = await this.#run("nack", args);
@@ -690,7 +692,7 @@ export class RedisDelayQueue {
       return outcome !== 0;
     },
     extend: async (job, token, ms) => {
-      await this.#connect();
+      if (!this.#connected) await this.#connect();
       const reply = await this.#run("extend", [ms ?? this.#options.visibilityTimeout, job.id, token]);
       this.#sawLeases(reply[1]);
       return reply[2] === 1;
@@ -722,6 +724,7 @@ export class RedisDelayQueue {
       }
       // A first reading of the server's clock, so that the first offer is stamped.
       await this.#run("time", []);
+      this.#connected = true;
     })();
     this.#ready.catch(() => {
       this.#ready = null;
@@ -731,6 +734,9 @@ export class RedisDelayQueue {
 
   /** Runs a script by SHA; loads it (EVAL) when the server does not have it (NOSCRIPT). */
   async #run(name, args) {
+    // Calls reach Redis in the order they were made, gathered or not.
+    if (name !== "offer") this.#offers.flushNow();
+    if (name !== "ack") this.#acks.flushNow();
     const script = SCRIPTS[name];
     const keys = this.#keys;
     const sent = localNow();

@@ -67,7 +67,7 @@ async function until(test, ms) {
   return true;
 }
 
-const results = { ping: [], adds: {}, delivery: {}, recovery: {} };
+const results = { ping: { tarry: [], bullmq: [] }, adds: {}, delivery: {}, recovery: {} };
 for (const t of ["add-serial", "add-concurrent", "add-bulk"]) results.adds[t] = { tarry: [], bullmq: [] };
 for (const kind of ["spread", "burst"])
   for (const w of WORKERS) results.delivery[`${kind} ${w}`] = { tarry: [], bullmq: [] };
@@ -160,12 +160,13 @@ const uptime = () => os.loadavg()[0].toFixed(2);
 for (let r = 0; r < rounds; r++) {
   log(`round ${r + 1}/${rounds} (load ${uptime()})`);
   load.push(os.loadavg()[0]);
-  results.ping.push((await child("ping", "tarry", { n: 3000 }).result).perSec);
   for (const task of Object.keys(results.adds)) {
     for (const impl of rotate(IMPLS, r)) {
       await redis.cli("flushall");
-      const n = task === "add-serial" ? 2000 : N;
-      results.adds[task][impl].push((await child(task, impl, { n }).result).perSec);
+      const n = task === "add-serial" ? 5000 : N;
+      const { perSec, pingPerSec } = await child(task, impl, { n }).result;
+      results.adds[task][impl].push(perSec);
+      if (pingPerSec) results.ping[impl].push(pingPerSec);
     }
   }
   for (const kind of ["spread", "burst"]) {
@@ -198,12 +199,17 @@ const fmt = (x) =>
         : x.toPrecision(3);
 const ms = (x) => (x == null ? "–" : `${x.toFixed(x < 10 ? 2 : 1)} ms`);
 const s = (x) => (x == null ? "not within 120 s" : `${(x / 1000).toFixed(2)} s`);
-const ping = median(results.ping);
+const ping = median(results.ping.tarry);
+// Each add process also timed PINGs on its own connection, in alternating blocks: the ratio
+// within a process is what the machine's noise disturbs least.
+const perPing = median(results.ping.tarry.map((p, i) => p / results.adds["add-serial"].tarry[i]));
 const lines = [];
 const add = (l) => lines.push(l);
 add("| workload | tarry-queue/redis | BullMQ 6.7 | tarry ÷ BullMQ |");
 add("| --- | ---: | ---: | ---: |");
-add(`| bare PING round trip, awaited one at a time (the floor of one awaited call) | ${fmt(ping)}/s | | |`);
+add(
+  `| bare PING on the same connection, awaited one at a time (the floor of one awaited call), round trips/s | ${fmt(ping)} | ${fmt(median(results.ping.bullmq))} | |`,
+);
 const addNames = {
   "add-serial": "add, one awaited call at a time",
   "add-concurrent": `add, ${N} concurrent calls from one process`,
@@ -270,8 +276,8 @@ const targets = [
   ],
   [
     "one awaited add within 1.5× of the bare round trip",
-    summary["add-serial"].tarry * 1.5 >= ping,
-    `${fmt(summary["add-serial"].tarry)}/s vs PING ${fmt(ping)}/s (÷${(ping / summary["add-serial"].tarry).toFixed(2)})`,
+    perPing <= 1.5,
+    `a PING round trip is ×${perPing.toFixed(2)} as fast (median of the per-process ratios; ${fmt(summary["add-serial"].tarry)}/s vs ${fmt(ping)}/s)`,
   ],
   [
     "concurrent adds ≥ 2× BullMQ's",

@@ -81,6 +81,42 @@ test("take() hands out items in deadline order, equal deadlines FIFO, never befo
   assert.deepEqual(order, values);
 });
 
+test("offers made in one turn share script runs (500 each) and keep call order; each call gets its own ids", async () => {
+  const q = open();
+  const deadline = Date.now() - 1000; // all due, at one deadline: they must come out in call order
+  const calls = [];
+  for (let i = 0; i < 700; i++) calls.push(q.offerAt(i, deadline, { id: `a${i}` }));
+  calls.push(q.offerMany(Array.from({ length: 600 }, (_, i) => ({ value: 700 + i, deadline, id: `b${i}` }))));
+  for (let i = 0; i < 300; i++) calls.push(q.offerAt(1300 + i, deadline));
+  const ids = await Promise.all(calls);
+  assert.deepEqual(ids.slice(0, 3), ["a0", "a1", "a2"]);
+  assert.deepEqual(ids[700].slice(0, 2), ["b0", "b1"]);
+  assert.equal(ids[700].length, 600);
+  assert.equal(new Set(ids.flat()).size, 1600);
+  assert.equal(await q.size(), 1600);
+  const order = [];
+  for (let i = 0; i < 1600; i++) {
+    const job = await q.take();
+    order.push(job.value);
+    await job.ack();
+  }
+  assert.deepEqual(
+    order,
+    Array.from({ length: 1600 }, (_, i) => i),
+  );
+
+  // Calls reach Redis in the order they were made: a cancel does not overtake the offers
+  // gathered before it in the same turn.
+  const [, , cancelled] = await Promise.all([
+    q.offer(1, 60_000, { id: "x" }),
+    q.offer(2, 60_000, { id: "y" }),
+    q.cancel("y"),
+  ]);
+  assert.equal(cancelled, true);
+  assert.equal(await q.size(), 1);
+  await q.clear();
+});
+
 test("ids: re-offering replaces, cancel/reschedule/delayOf by id, generated ids are unique", async () => {
   const q = open();
   assert.equal(await q.offer({ v: 1 }, 60_000, { id: "order-42" }), "order-42");
@@ -275,6 +311,24 @@ test("process(): acks on success, extends leases while the handler runs, dead-le
   assert.match(dead.reason, /bad item, attempt 3/);
   const s = await q.stats();
   assert.deepEqual([s.pending, s.inFlight, s.dead], [0, 0, 1]);
+});
+
+test("close() waits for running process() handlers and keeps extending their leases meanwhile", async () => {
+  const q = open({ visibilityTimeout: 150 });
+  const other = twin(q, { visibilityTimeout: 150 });
+  let calls = 0;
+  q.process(async () => {
+    calls++;
+    await sleep(600); // four leases long
+  });
+  await q.offer("long", 0);
+  while (calls === 0) await sleep(10);
+  const stolen = other.take({ timeout: 900 });
+  await q.close();
+  assert.equal(await stolen, undefined, "the item was redelivered while close() waited for its handler");
+  assert.equal(calls, 1);
+  const s = await other.stats();
+  assert.deepEqual([s.pending, s.inFlight], [0, 0]);
 });
 
 test("entries written by someone else are dead-lettered; the rest keeps working; a wrong key type is a clear error", async () => {
