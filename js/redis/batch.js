@@ -68,10 +68,11 @@ export class Batcher {
     for (const c of callers) {
       const first = Math.floor(c.start / size);
       const last = Math.floor((c.end - 1) / size);
-      Promise.all(runs.slice(first, last + 1)).then((results) => {
-        const all = results.flat();
-        c.resolve(all.slice(c.start - first * size, c.end - first * size));
-      }, c.reject);
+      const from = c.start - first * size;
+      const to = c.end - first * size;
+      if (first === last) runs[first].then((results) => c.resolve(results.slice(from, to)), c.reject);
+      else
+        Promise.all(runs.slice(first, last + 1)).then((results) => c.resolve(results.flat().slice(from, to)), c.reject);
     }
   }
 }
