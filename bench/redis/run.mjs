@@ -323,7 +323,11 @@ writeFileSync(
 );
 writeFileSync(here("./results.md"), `${md.join("\n")}\n`);
 // Kept in the repository, so formatted as the linter wants it.
-execFileSync(here("../../node_modules/.bin/biome"), ["format", "--write", here("./results.json"), here("./results.md")], {
-  stdio: "ignore",
-});
+execFileSync(
+  here("../../node_modules/.bin/biome"),
+  ["format", "--write", here("./results.json"), here("./results.md")],
+  {
+    stdio: "ignore",
+  },
+);
 console.log(md.join("\n"));
