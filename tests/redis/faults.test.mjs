@@ -139,23 +139,29 @@ test("a handler that always throws: the item ends in the dead letters after maxA
     const fine = startWorker({ url: redis.url, names: ["good"], mode: "process", concurrency: 4 });
     workers.push(failing, fine);
     await Promise.all(workers.map((w) => w.ready));
-    const bad = new RedisDelayQueue({ redis: redis.url, name: "bad" });
-    const good = new RedisDelayQueue({ redis: redis.url, name: "good" });
-    await bad.offerMany(Array.from({ length: 5 }, (_, n) => ({ id: `b${n}`, value: { n }, delayMs: 10 * n })));
-    await good.offerMany(Array.from({ length: 5 }, (_, n) => ({ id: `g${n}`, value: { n }, delayMs: 10 * n })));
-    await until(() => fine.got.length === 5, 10_000, "the good items");
-    let dead = [];
-    for (let i = 0; i < 200 && dead.length < 5; i++) {
-      dead = await bad.deadLetters();
-      await sleep(25);
+    const bad = new RedisDelayQueue({ redis: redis.url, name: "bad", onerror: () => {} });
+    const good = new RedisDelayQueue({ redis: redis.url, name: "good", onerror: () => {} });
+    try {
+      await bad.offerMany(Array.from({ length: 5 }, (_, n) => ({ id: `b${n}`, value: { n }, delayMs: 10 * n })));
+      await good.offerMany(Array.from({ length: 5 }, (_, n) => ({ id: `g${n}`, value: { n }, delayMs: 10 * n })));
+      await until(() => fine.got.length === 5, 10_000, "the good items");
+      let dead = [];
+      for (let i = 0; i < 200 && dead.length < 5; i++) {
+        dead = await bad.deadLetters();
+        await sleep(25);
+      }
+      assert.deepEqual(dead.map((d) => d.id).sort(), ["b0", "b1", "b2", "b3", "b4"]);
+      for (const d of dead) {
+        assert.equal(d.attempt, 3);
+        assert.match(d.reason, /this handler always fails/);
+      }
+      // The worker reports its deliveries every 50 ms: wait for them, and a little more for any extra.
+      await until(() => failing.got.length >= 15, 5000, "the reports of 15 deliveries");
+      await sleep(300);
+      assert.equal(failing.got.length, 15, "each bad item was tried exactly maxAttempts times");
+      say(`always-throwing handler: 5 items tried 3 times each, then dead-lettered with the error's text`);
+    } finally {
+      await Promise.all([bad.close(), good.close()]);
     }
-    assert.deepEqual(dead.map((d) => d.id).sort(), ["b0", "b1", "b2", "b3", "b4"]);
-    for (const d of dead) {
-      assert.equal(d.attempt, 3);
-      assert.match(d.reason, /this handler always fails/);
-    }
-    assert.equal(failing.got.length, 15, "each bad item was tried exactly maxAttempts times");
-    say(`always-throwing handler: 5 items tried 3 times each, then dead-lettered with the error's text`);
-    await Promise.all([bad.close(), good.close()]);
   });
 });
