@@ -207,7 +207,7 @@ test("bad input: a clear error naming the argument, and nothing changes", async 
 
 test("a take that times out or is aborted leaves its item in the queue", async () => {
   const q = open();
-  await q.offer("later", 300, { id: "later" });
+  await q.offer("later", 1000, { id: "later" });
   assert.equal(await q.take({ timeout: 30 }), undefined);
   const ac = new AbortController();
   const aborted = q.take({ signal: ac.signal });
@@ -282,12 +282,12 @@ test("nack: back after its delay; after maxAttempts into the dead letters; retry
 });
 
 test("process(): acks on success, extends leases while the handler runs, dead-letters an always-failing item", async () => {
-  const q = open({ visibilityTimeout: 150, maxAttempts: 3 });
+  const q = open({ visibilityTimeout: 600, maxAttempts: 3 });
   const seen = [];
   const worker = q.process(
     async (value, job) => {
       seen.push([value, job.attempt]);
-      if (value === "slow") await sleep(600); // 4 leases long: extended, not redelivered
+      if (value === "slow") await sleep(2000); // 3 leases long: extended, not redelivered
       if (value === "bad") throw new Error(`bad item, attempt ${job.attempt}`);
     },
     { concurrency: 2, retryDelayMs: 0 },
@@ -298,7 +298,7 @@ test("process(): acks on success, extends leases while the handler runs, dead-le
     { value: "ok", delayMs: 20 },
   ]);
   for (let i = 0; i < 200 && (await q.stats()).dead === 0; i++) await sleep(20);
-  for (let i = 0; i < 100 && (await q.stats()).inFlight > 0; i++) await sleep(20);
+  for (let i = 0; i < 200 && (await q.stats()).inFlight > 0; i++) await sleep(20);
   await worker.close();
   assert.deepEqual(
     seen.map(([v, n]) => `${v}#${n}`).sort(),
@@ -314,16 +314,16 @@ test("process(): acks on success, extends leases while the handler runs, dead-le
 });
 
 test("close() waits for running process() handlers and keeps extending their leases meanwhile", async () => {
-  const q = open({ visibilityTimeout: 150 });
-  const other = twin(q, { visibilityTimeout: 150 });
+  const q = open({ visibilityTimeout: 600 });
+  const other = twin(q, { visibilityTimeout: 600 });
   let calls = 0;
   q.process(async () => {
     calls++;
-    await sleep(600); // four leases long
+    await sleep(2000); // three leases long
   });
   await q.offer("long", 0);
   while (calls === 0) await sleep(10);
-  const stolen = other.take({ timeout: 900 });
+  const stolen = other.take({ timeout: 2500 });
   await q.close();
   assert.equal(await stolen, undefined, "the item was redelivered while close() waited for its handler");
   assert.equal(calls, 1);

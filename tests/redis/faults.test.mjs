@@ -26,7 +26,7 @@ const say = (...a) => console.log(`# ${a.join(" ")}`);
 
 test("kill -9 of a worker holding leased items: the others get them within visibilityTimeout + 1 s", async () => {
   await withRedis({}, async (redis, workers) => {
-    const vis = 1000;
+    const vis = 1500;
     const base = { url: redis.url, names: ["jobs"], visibilityTimeout: vis };
     const holder = startWorker({ ...base, mode: "hold", concurrency: 20 });
     workers.push(holder);
