@@ -7,7 +7,7 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import { Cluster } from "ioredis";
 import { startCluster } from "../../scripts/redis-server.mjs";
-import { allDelivered, check, expected, produce, startWorker, until } from "./fleet.mjs";
+import { correctnessRun } from "./fleet.mjs";
 
 /** Two queue names whose keys ({name}) hash to slots served by different masters. */
 async function namesOnTwoShards(seeds) {
@@ -35,16 +35,7 @@ test("Redis Cluster (3 masters): two queues on different shards, 3 workers, 1 pr
   try {
     const { names, ports } = await namesOnTwoShards(cluster.seeds);
     assert.notEqual(ports[0], ports[1]);
-    const base = { cluster: cluster.seeds, names, concurrency: 8 };
-    workers.push(startWorker({ ...base, mode: "take" }), startWorker({ ...base, mode: "take" }));
-    workers.push(startWorker({ ...base, mode: "process" }));
-    await Promise.all(workers.map((w) => w.ready));
-    const produced = await produce({ ...base, count: 4700, minDelay: 1000, maxDelay: 5000, edits: true });
-    const want = expected(produced);
-    await until(() => allDelivered(want, workers), 30_000, "every item to be delivered");
-    await new Promise((r) => setTimeout(r, 1000));
-    await Promise.all(workers.map((w) => w.stop()));
-    const figures = check(produced, workers, { exactlyOnce: true });
+    const figures = await correctnessRun({ cluster: cluster.seeds, names, concurrency: 8 }, 4700, workers);
     console.log(
       `# cluster: queues ${names.join(" and ")} on the masters at ports ${ports.join(" and ")};`,
       `${figures.delivered} delivered; lateness p50 ${figures.p50} ms, p99 ${figures.p99} ms, max ${figures.max} ms`,

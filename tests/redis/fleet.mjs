@@ -117,3 +117,24 @@ export function check(produced, workers, { exactlyOnce, cancelled = produced.can
   const q = (p) => lateness[Math.min(lateness.length - 1, Math.floor(p * lateness.length))];
   return { delivered: lateness.length, p50: q(0.5), p99: q(0.99), max: lateness[lateness.length - 1] };
 }
+
+/**
+ * The correctness run: three worker processes (two take() loops, one process()) consume the
+ * queues in `base.names` while a producer offers `count` items to each, due in 1-5 s, plus 300
+ * with cancels, reschedules and replacements. Checks it exactly (exactlyOnce) and returns the
+ * lateness figures. `workers` receives the processes, for the caller to kill afterwards.
+ */
+export async function correctnessRun(base, count, workers) {
+  workers.push(startWorker({ ...base, mode: "take" }), startWorker({ ...base, mode: "take" }));
+  workers.push(startWorker({ ...base, mode: "process" }));
+  await Promise.all(workers.map((w) => w.ready));
+  const produced = await produce({ ...base, count, minDelay: 1000, maxDelay: 5000, edits: true });
+  const want = expected(produced);
+  await until(() => allDelivered(want, workers), 30_000, "every item to be delivered");
+  // Anything delivered twice, or a cancelled item, would show up in this second.
+  await new Promise((r) => setTimeout(r, 1000));
+  await Promise.all(workers.map((w) => w.stop()));
+  const figures = check(produced, workers, { exactlyOnce: true });
+  if (figures.p50 > 1000) throw new Error(`median lateness ${figures.p50} ms: the wake-ups are not working`);
+  return figures;
+}
