@@ -50,14 +50,26 @@ export declare class ClosedError extends Error {
   readonly name: "ClosedError";
 }
 
-/** A handle names one offered item. A plain integer below 2^53, never reused while its queue lives. */
+/**
+ * A handle names one offered item: a plain integer in [2^26, 2^53), never reused while its
+ * queue lives, and naming nothing in another queue (see the README's handle notes).
+ */
 export type Handle = number;
 
 export interface DelayQueueOptions {
-  /** Most items held at once; `offer()` returns null and `put()` waits when full. Default: Infinity. */
+  /**
+   * Most items held at once (an integer from 1 to 2^26 = 67,108,864); `offer()` returns null
+   * and `put()` waits when full. Default: unbounded (up to 2^26 items; beyond, offer() throws).
+   */
   capacity?: number;
   /** false: a waiting take() does not hold a Node or Deno process open (the timer is unref'd). Default: true. */
   keepAlive?: boolean;
+  /**
+   * The one function the queue reads the time through: monotonic milliseconds. Default:
+   * `performance.now()`, looked up at each call (so fake timers that replace it are followed).
+   * For node:test's `mock.timers`, which does not fake performance.now(): `() => Date.now()`.
+   */
+  clock?: () => number;
 }
 
 /** Options of an unbounded queue: no `capacity`, so `offer()` never returns null. */
@@ -122,7 +134,10 @@ export interface DelayQueue<T = unknown, Bounded extends boolean = boolean> exte
   /** Whether close() was called. */
   readonly closed: boolean;
   readonly stats: DelayQueueStats;
-  /** Adds `value` due `delayMs` from now (negative: already expired). null when a bounded queue is full. */
+  /**
+   * Adds `value` due `delayMs` from now (negative: already expired). null when a bounded queue
+   * is full. Throws a TypeError for null, undefined or a thenable value (a Promise would adopt it).
+   */
   offer(value: T, delayMs: number): OfferResult<Bounded>;
   /**
    * Adds `values[i]` due `delays[i]` ms from now (or all due `delays` ms when one number),
@@ -138,7 +153,11 @@ export interface DelayQueue<T = unknown, Bounded extends boolean = boolean> exte
   put(value: T, delayMs: number, options?: PutOptions): Promise<Handle>;
   /** The expired head, removed, or undefined. */
   poll(): T | undefined;
-  /** The next expired item when it expires; undefined on timeout; rejects on abort or close. */
+  /**
+   * The next expired item when it expires; undefined on timeout; rejects on abort or close,
+   * and with a TypeError carrying the item on `error.value` if its value became a thenable
+   * after it was offered (so no item is lost to Promise adoption).
+   */
   take(options?: TakeOptions): Promise<T | undefined>;
   /** The head, expired or not. */
   peek(): T | undefined;
@@ -210,6 +229,8 @@ export interface Snapshot<T = unknown> {
 export interface SchedulerOptions {
   /** false: pending callbacks do not hold a Node or Deno process open. Default: true. */
   keepAlive?: boolean;
+  /** The scheduler's clock, as DelayQueueOptions.clock. Default: `performance.now()`. */
+  clock?: () => number;
   /** Gets the error when a callback throws or its promise rejects. Default: console.error. */
   onerror?: ((error: unknown) => void) | null;
 }

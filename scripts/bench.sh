@@ -3,6 +3,12 @@
 # bench/run.mjs for the options. The native comparison with tokio-util is `cargo bench`.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+# tarry-queue/redis against BullMQ on a private Redis (bench/redis/run.mjs); no wasm needed.
+if [ "${1:-}" = "--redis" ]; then
+  shift
+  bash scripts/setup-redis.sh
+  exec "${npm_node_execpath:-node}" bench/redis/run.mjs "$@"
+fi
 bash scripts/build.sh --if-stale
 # Under npm, node_modules/.bin (with the node24 devDependency's `node`) comes first on PATH:
 # run on the Node that runs npm, the machine's.

@@ -68,6 +68,10 @@ limit 600 node "${node_test[@]}" tests/browser/
 step "JS tests again under Node 24 ($($node24 --version), from the node24 devDependency)"
 limit 600 $node24 "${node_test[@]}" tests/js/*.test.mjs
 
+step "tarry-queue/redis on real Redis: API, 3 workers + 1 producer, faults (kill -9, crash + AOF restart, SIGSTOP, dropped connections), a 3-master cluster"
+limit 300 bash scripts/setup-redis.sh      # Debian's redis-server (when missing)
+limit 600 node "${node_test[@]}" tests/redis/
+
 step "Deno tests ($(node_modules/.bin/deno --version | head -1), from the deno devDependency)"
 limit 300 node_modules/.bin/deno test --allow-read --allow-write --allow-run tests/deno/
 

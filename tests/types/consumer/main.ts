@@ -123,5 +123,13 @@ expectType<boolean>()(scheduler.cancel(job));
   s.schedule(() => {}, 1);
 }
 
+// A clock of the test's choosing (node:test's mock.timers fakes Date, not performance.now()).
+const faked = new DelayQueue<string>({ clock: () => Date.now() });
+expectType<Handle>()(faked.offer("no null from an unbounded queue", 5));
+// @ts-expect-error the clock returns milliseconds as a number
+new DelayQueue<string>({ clock: () => new Date() });
+new Scheduler({ clock: () => Date.now() }).close();
+faked.close();
+
 orders.close();
 bounded.close();

@@ -1,0 +1,148 @@
+// Types of tarry-queue/redis: a delay queue on Redis shared by many processes.
+
+/** JSON data: what an item's value may be. */
+export type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
+
+export interface RedisDelayQueueOptions {
+  /**
+   * A redis:// URL, ioredis options, or an ioredis `Redis` or `Cluster` instance (the queue
+   * then also opens a `duplicate()` of it for pub/sub). Default "redis://127.0.0.1:6379".
+   */
+  redis?: string | object;
+  /** The queue's name: every process that opens it shares its items. No braces. */
+  name: string;
+  /** Prepended to the queue's keys, which are `${prefix}{${name}}:...`. Default "tarry:". */
+  prefix?: string;
+  /** Ms a delivered item stays leased to its consumer before it comes back. Default 5000. */
+  visibilityTimeout?: number;
+  /** Deliveries before an item goes to the dead letters. Default 5. */
+  maxAttempts?: number;
+  /** Ms between the checks that cover a missed pub/sub message. Default 5000. */
+  safetyInterval?: number;
+  /** How far back (ms) the server accepts a call's stamped time. Default 1000. */
+  clockTolerance?: number;
+  /** Errors no call can report (background wake-ups, lease extension, connection errors). Default: console.error. */
+  onerror?: (error: unknown) => void;
+}
+
+export interface OfferOptions {
+  /** The item's id (at most 512 characters): offering an id that is present replaces that item. Default: a random UUID. */
+  id?: string;
+}
+
+export type OfferItem<T extends Json = Json> = { value: T; id?: string } & (
+  | { delayMs: number; deadline?: undefined }
+  | { deadline: number | Date; delayMs?: undefined }
+);
+
+/** One delivery of an item, leased to this process until ack(), nack() or the lease runs out. */
+export interface RedisJob<T extends Json = Json> {
+  readonly id: string;
+  readonly value: T;
+  /** The deadline it was due at: epoch ms by the server's clock. */
+  readonly deadline: number;
+  /** 1 for the first delivery, 2 after one nack or expired lease, ... */
+  readonly attempt: number;
+  /** Done: the item is removed. False if this delivery had lost its lease (then nothing changes). */
+  ack(): Promise<boolean>;
+  /** Not done: back after delayMs (default 0), or to the dead letters after the last attempt. False if the lease was lost. */
+  nack(options?: { delayMs?: number; reason?: unknown }): Promise<boolean>;
+  /** Keeps the lease ms more from now (default: visibilityTimeout). False if it was lost. */
+  extend(ms?: number): Promise<boolean>;
+}
+
+export interface DeadLetter<T extends Json = Json> {
+  id: string;
+  /** The value, or undefined when it could not be read (then `raw` holds the text). */
+  value: T | undefined;
+  attempt: number;
+  deadline: number | undefined;
+  reason: string;
+  /** When it was dead-lettered, epoch ms by the server's clock. */
+  diedAt: number;
+  raw?: string;
+}
+
+export interface RedisQueueStats {
+  /** Items waiting for their deadline, or due and not yet taken. */
+  pending: number;
+  /** Items delivered and not yet acked. */
+  inFlight: number;
+  dead: number;
+  /** Ms until the head's deadline (negative when overdue), or undefined when none is pending. */
+  headDelay: number | undefined;
+  /** This process: waiting take() calls. */
+  takers: number;
+  /** This process: its one timer, armed (1) or not (0). */
+  timersArmed: number;
+  timerArms: number;
+  /** This process: runs of the take script (lease expiry and transfer). */
+  wakes: number;
+  /** This process: timer firings that found nothing to do yet (a host timer fired early). */
+  earlyWakes: number;
+  /** This process: head messages received. */
+  messages: number;
+  delivered: number;
+  redelivered: number;
+  /** Items whose take left (aborted, timed out) while the script handing them out ran: put back. */
+  released: number;
+  /** Server time at transfer minus deadline, ms, over this process's last 8192 deliveries. */
+  latenessP50: number;
+  latenessP99: number;
+  latenessMax: number;
+}
+
+export interface RedisWorker {
+  /** Stops taking items and resolves when the running handlers have finished (and acked). */
+  close(): Promise<void>;
+}
+
+export declare class RedisDelayQueue<T extends Json = Json> {
+  constructor(options: RedisDelayQueueOptions);
+  /** The queue's keys (all under the hash tag {name}) and its pub/sub channel. */
+  readonly keys: {
+    items: string;
+    pending: string;
+    leased: string;
+    dead: string;
+    seq: string;
+    reasons: string;
+    channel: string;
+  };
+  /** Offers value due delayMs after this call; resolves with its id once Redis has it. */
+  offer(value: T, delayMs: number, options?: OfferOptions): Promise<string>;
+  /** Offers value due at a wall-clock time, as the server's clock tells it. */
+  offerAt(value: T, deadline: number | Date, options?: OfferOptions): Promise<string>;
+  /** Checks every item, then offers them (in atomic scripts of up to 500 items). */
+  offerMany(items: OfferItem<T>[]): Promise<string[]>;
+  /** Removes a pending item: true if it was pending. */
+  cancel(id: string): Promise<boolean>;
+  /** A new delay for a pending item, counted from this call: true if it was pending. */
+  reschedule(id: string, delayMs: number): Promise<boolean>;
+  /** Ms until a pending item's deadline by the server's clock, or undefined. */
+  delayOf(id: string): Promise<number | undefined>;
+  /** The number of pending items. */
+  size(): Promise<number>;
+  stats(): Promise<RedisQueueStats>;
+  /** The next due item, leased to this process. With timeout it resolves undefined when that passes. */
+  take(options?: { signal?: AbortSignal; timeout?: number }): Promise<RedisJob<T> | undefined>;
+  [Symbol.asyncIterator](): AsyncIterator<RedisJob<T>>;
+  /** Runs handler for each due item, acks on success, nacks (retry after retryDelayMs) on a throw. */
+  process(
+    handler: (value: T, job: RedisJob<T>) => unknown,
+    options?: { concurrency?: number; retryDelayMs?: number | ((attempt: number, error: unknown) => number) },
+  ): RedisWorker;
+  deadLetters(options?: { limit?: number }): Promise<DeadLetter<T>[]>;
+  /** A dead letter back into the queue, due now, attempts reset: true if it was dead. */
+  retryDead(id: string): Promise<boolean>;
+  /** Removes every item: pending, in flight and dead. */
+  clear(): Promise<void>;
+  /** Rejects waiting takes, lets process() handlers finish, closes the connections it opened. */
+  close(): Promise<void>;
+  [Symbol.asyncDispose](): Promise<void>;
+}
+
+/** What a closed queue's methods throw and its waiting takes reject with (the class tarry-queue exports too). */
+export declare class ClosedError extends Error {
+  readonly name: "ClosedError";
+}

@@ -1,0 +1,432 @@
+// tarry-queue/redis as a user imports it, against a real Redis (a private redis-server on a
+// free loopback port, stopped after). Order, "never early" and "nothing lost" are asserted
+// exactly; lateness only with wide margins.
+
+import { after, before, test } from "node:test";
+import assert from "node:assert/strict";
+import { readFileSync } from "node:fs";
+import { setTimeout as sleep } from "node:timers/promises";
+import { Redis } from "ioredis";
+import { RedisDelayQueue } from "tarry-queue/redis";
+import { startRedis } from "../../scripts/redis-server.mjs";
+
+let server;
+let raw; // a plain client, to look at and tamper with the keys
+const queues = [];
+let serial = 0;
+
+before(async () => {
+  server = await startRedis();
+  raw = new Redis(server.url);
+});
+
+after(async () => {
+  await Promise.all(queues.map((q) => q.close()));
+  raw.disconnect();
+  await server.stop();
+});
+
+/** A queue with a name of its own; `errors` collects what onerror reports. */
+function open(opts = {}) {
+  const errors = [];
+  const q = new RedisDelayQueue({ redis: server.url, name: `q${++serial}`, onerror: (e) => errors.push(e), ...opts });
+  q.errors = errors;
+  queues.push(q);
+  return q;
+}
+
+/** A second handle on the same queue, as another process would have. */
+function twin(q, opts = {}) {
+  const name = q.keys.items.match(/\{(.*)\}/)[1];
+  return open({ name, ...opts });
+}
+
+test("take() hands out items in deadline order, equal deadlines FIFO, never before call + delay", async () => {
+  const q = open();
+  const t = Date.now();
+  const calls = [];
+  for (const [v, d] of [
+    ["c", 60],
+    ["a", 20],
+    ["b", 40],
+  ])
+    calls.push([v, Date.now(), d, q.offer(v, d, { id: v })]);
+  await Promise.all(calls.map((c) => c[3]));
+  const got = [];
+  for (let i = 0; i < 3; i++) {
+    const job = await q.take();
+    const now = Date.now();
+    const [, at, d] = calls.find((c) => c[0] === job.value);
+    assert.ok(now >= at + d, `${job.value} came out ${at + d - now} ms early`);
+    assert.ok(Math.floor(job.deadline) <= now, "handed out before its deadline by the server's clock");
+    assert.equal(job.attempt, 1);
+    assert.equal(await job.ack(), true);
+    got.push(job.value);
+  }
+  assert.deepEqual(got, ["a", "b", "c"]);
+  assert.ok(Date.now() - t < 5000, "wide margin on lateness");
+
+  // 300 items at one deadline (already past), offered in three calls: FIFO.
+  const deadline = Date.now() - 1000;
+  const values = Array.from({ length: 300 }, (_, i) => i);
+  await q.offerMany(values.slice(0, 100).map((value) => ({ value, deadline })));
+  for (const value of values.slice(100, 200)) await q.offerAt(value, new Date(deadline));
+  await q.offerMany(values.slice(200).map((value) => ({ value, deadline })));
+  const order = [];
+  for (let i = 0; i < 300; i++) {
+    const job = await q.take();
+    order.push(job.value);
+    await job.ack();
+  }
+  assert.deepEqual(order, values);
+});
+
+test("offers made in one turn share script runs (500 each) and keep call order; each call gets its own ids", async () => {
+  const q = open();
+  const deadline = Date.now() - 1000; // all due, at one deadline: they must come out in call order
+  const calls = [];
+  for (let i = 0; i < 700; i++) calls.push(q.offerAt(i, deadline, { id: `a${i}` }));
+  calls.push(q.offerMany(Array.from({ length: 600 }, (_, i) => ({ value: 700 + i, deadline, id: `b${i}` }))));
+  for (let i = 0; i < 300; i++) calls.push(q.offerAt(1300 + i, deadline));
+  const ids = await Promise.all(calls);
+  assert.deepEqual(ids.slice(0, 3), ["a0", "a1", "a2"]);
+  assert.deepEqual(ids[700].slice(0, 2), ["b0", "b1"]);
+  assert.equal(ids[700].length, 600);
+  assert.equal(new Set(ids.flat()).size, 1600);
+  assert.equal(await q.size(), 1600);
+  const order = [];
+  for (let i = 0; i < 1600; i++) {
+    const job = await q.take();
+    order.push(job.value);
+    await job.ack();
+  }
+  assert.deepEqual(
+    order,
+    Array.from({ length: 1600 }, (_, i) => i),
+  );
+
+  // Calls reach Redis in the order they were made: a cancel does not overtake the offers
+  // gathered before it in the same turn.
+  const [, , cancelled] = await Promise.all([
+    q.offer(1, 60_000, { id: "x" }),
+    q.offer(2, 60_000, { id: "y" }),
+    q.cancel("y"),
+  ]);
+  assert.equal(cancelled, true);
+  assert.equal(await q.size(), 1);
+  await q.clear();
+});
+
+test("ids: re-offering replaces, cancel/reschedule/delayOf by id, generated ids are unique", async () => {
+  const q = open();
+  assert.equal(await q.offer({ v: 1 }, 60_000, { id: "order-42" }), "order-42");
+  assert.equal(await q.offer({ v: 2 }, 30_000, { id: "order-42" }), "order-42");
+  assert.equal(await q.size(), 1);
+  const left = await q.delayOf("order-42");
+  assert.ok(left > 29_000 && left <= 30_000, `delayOf after the replacing offer: ${left}`);
+  assert.equal(await q.reschedule("order-42", 10), true);
+  assert.ok((await q.delayOf("order-42")) <= 10);
+  const job = await q.take();
+  assert.deepEqual([job.id, job.value], ["order-42", { v: 2 }]);
+  // In flight: not pending, so cancel, reschedule and delayOf leave it alone.
+  assert.equal(await q.cancel("order-42"), false);
+  assert.equal(await q.reschedule("order-42", 5), false);
+  assert.equal(await q.delayOf("order-42"), undefined);
+  assert.equal(await job.ack(), true);
+
+  assert.equal(await q.offer("x", 60_000, { id: "gone" }), "gone");
+  assert.equal(await q.cancel("gone"), true);
+  assert.equal(await q.cancel("gone"), false);
+  assert.equal(await q.reschedule("never", 5), false);
+  assert.equal(await q.delayOf("never"), undefined);
+
+  const ids = await q.offerMany(Array.from({ length: 50 }, (_, i) => ({ value: i, delayMs: 60_000 })));
+  assert.equal(new Set(ids).size, 50);
+  assert.equal(await q.size(), 50);
+  await q.clear();
+  assert.equal(await q.size(), 0);
+});
+
+test("bad input: a clear error naming the argument, and nothing changes", async () => {
+  const q = open();
+  const rejects = async (p, kind, re) => assert.rejects(p, (e) => e instanceof kind && re.test(e.message));
+  await rejects(q.offer(undefined, 5), TypeError, /^value is undefined/);
+  await rejects(
+    q.offer(() => 1, 5),
+    TypeError,
+    /^value is a function/,
+  );
+  await rejects(q.offer({ a: { b: [1, 2n] } }, 5), TypeError, /^value\.a\.b\[1\] is a bigint/);
+  await rejects(q.offer({ when: new Date() }, 5), TypeError, /^value\.when is a Date/);
+  await rejects(q.offer(new Map(), 5), TypeError, /^value is a Map/);
+  await rejects(q.offer({ x: Number.NaN }, 5), TypeError, /^value\.x is NaN/);
+  await rejects(q.offer({ "a b": undefined }, 5), TypeError, /^value\["a b"\] is undefined/);
+  const sparse = [1, 2, 3];
+  delete sparse[1];
+  await rejects(q.offer(sparse, 5), TypeError, /^value\[1\] is a hole/);
+  const cycle = { n: 1 };
+  cycle.self = cycle;
+  await rejects(q.offer(cycle, 5), TypeError, /^value\.self refers back to itself/);
+  await rejects(q.offer(1, "5"), TypeError, /^delayMs must be a number/);
+  await rejects(q.offer(1, Number.POSITIVE_INFINITY), RangeError, /^delayMs must be a finite/);
+  await rejects(q.offer(1, 1e300), RangeError, /^delayMs must be within/);
+  await rejects(q.offer(1, 5, { id: "" }), RangeError, /^options\.id must not be empty/);
+  await rejects(q.offer(1, 5, { id: 42 }), TypeError, /^options\.id must be a string/);
+  await rejects(q.offer(1, 5, { id: "x".repeat(513) }), RangeError, /^options\.id must be at most 512/);
+  await rejects(q.offer(1, 5, { id: "a\uD800" }), RangeError, /^options\.id must be well-formed/);
+  await rejects(q.offerAt(1, new Date(Number.NaN)), RangeError, /^deadline must be a finite time/);
+  await rejects(q.offerAt(1, "tomorrow"), TypeError, /^deadline must be a number of epoch/);
+  await rejects(q.offerMany("no"), TypeError, /^items must be an array/);
+  await rejects(q.offerMany([{ value: 1, delayMs: 5 }, { value: 1 }]), TypeError, /^items\[1\] must have exactly one/);
+  await rejects(
+    q.offerMany([
+      { value: 1, delayMs: 5 },
+      { value: { f: Symbol() }, delayMs: 5 },
+    ]),
+    TypeError,
+    /^items\[1\]\.value\.f is a symbol/,
+  );
+  await rejects(q.offerMany([{ value: 1, delayMs: 5, id: 7 }]), TypeError, /^items\[0\]\.id must be a string/);
+  await rejects(q.cancel(""), RangeError, /^id must not be empty/);
+  await rejects(q.reschedule("a", "1"), TypeError, /^delayMs must be a number/);
+  await rejects(q.delayOf(null), TypeError, /^id must be a string/);
+  assert.equal(await q.size(), 0, "a refused call changed the queue");
+  await rejects(q.take({ timeout: "1" }), TypeError, /^timeout must be a number/);
+  await rejects(q.take({ signal: {} }), TypeError, /^signal must be an AbortSignal/);
+  assert.throws(() => q.process("no"), /^TypeError: handler must be a function/);
+  assert.throws(() => q.process(() => {}, { concurrency: 0 }), /^RangeError: options\.concurrency/);
+  assert.throws(() => new RedisDelayQueue({}), /^TypeError: options\.name must be a non-empty string/);
+  assert.throws(() => new RedisDelayQueue({ name: "a{b}" }), /^RangeError: options\.name must not contain/);
+  assert.throws(
+    () => new RedisDelayQueue({ name: "a", visibilityTimeout: 0 }),
+    /options\.visibilityTimeout must be positive/,
+  );
+  assert.throws(() => new RedisDelayQueue({ name: "a", maxAttempts: 1.5 }), /options\.maxAttempts must be a whole/);
+  assert.throws(() => new RedisDelayQueue({ name: "a", redis: 5 }), /options\.redis must be/);
+});
+
+test("a take that times out or is aborted leaves its item in the queue", async () => {
+  const q = open();
+  await q.offer("later", 1000, { id: "later" });
+  assert.equal(await q.take({ timeout: 30 }), undefined);
+  const ac = new AbortController();
+  const aborted = q.take({ signal: ac.signal });
+  setTimeout(() => ac.abort(new Error("stop")), 20);
+  await assert.rejects(aborted, /stop/);
+  assert.equal(await q.size(), 1);
+  const job = await q.take({ timeout: 5000 });
+  assert.equal(job.value, "later");
+  assert.equal(job.attempt, 1);
+  await job.ack();
+
+  // A take that leaves while the script handing it an item runs: the item goes back, its
+  // attempt not counted.
+  await q.offer("now", 0, { id: "now" });
+  for (let i = 0; i < 20; i++) {
+    const quick = new AbortController();
+    const p = q.take({ signal: quick.signal });
+    quick.abort(new Error("gone"));
+    await assert.rejects(p, /gone/);
+    await sleep(1);
+  }
+  await sleep(50);
+  const back = await q.take({ timeout: 5000 });
+  assert.deepEqual([back.value, back.attempt], ["now", 1]);
+  assert.equal(await back.ack(), true);
+  const s = await q.stats();
+  assert.equal(s.inFlight, 0);
+  assert.ok(s.released > 0, "no take left while its item was on the way: the case was not exercised");
+});
+
+test("leases: an expired lease redelivers with a new token, a stale ack returns false; extend keeps it", async () => {
+  const q = open({ visibilityTimeout: 150 });
+  await q.offer({ n: 1 }, 0, { id: "a" });
+  const first = await q.take();
+  assert.equal(first.attempt, 1);
+  // Not acked within 150 ms: the lease runs out and the item comes back, due at once.
+  const second = await q.take({ timeout: 5000 });
+  assert.deepEqual([second.id, second.attempt], ["a", 2]);
+  assert.equal(await first.ack(), false, "an ack from a delivery that lost its lease");
+  assert.equal(await first.nack(), false);
+  assert.equal(await first.extend(), false);
+  assert.equal(await second.extend(1000), true);
+  assert.equal(await q.take({ timeout: 400 }), undefined, "an extended lease does not run out");
+  assert.equal(await second.ack(), true);
+  assert.equal(await second.ack(), false, "acked twice");
+  const s = await q.stats();
+  assert.deepEqual([s.pending, s.inFlight, s.dead], [0, 0, 0]);
+});
+
+test("nack: back after its delay; after maxAttempts into the dead letters; retryDead", async () => {
+  const q = open({ maxAttempts: 2 });
+  await q.offer({ job: "x" }, 0, { id: "x" });
+  const a = await q.take();
+  const t = Date.now();
+  assert.equal(await a.nack({ delayMs: 80 }), true);
+  const b = await q.take();
+  assert.ok(Date.now() >= t + 80, "a nacked item came back before its delay");
+  assert.equal(b.attempt, 2);
+  assert.equal(await b.nack({ reason: new Error("card declined") }), true);
+  assert.equal(await q.take({ timeout: 100 }), undefined);
+  const [dead] = await q.deadLetters();
+  assert.equal(dead.id, "x");
+  assert.deepEqual(dead.value, { job: "x" });
+  assert.equal(dead.attempt, 2);
+  assert.match(dead.reason, /card declined/);
+  assert.equal(await q.retryDead("x"), true);
+  assert.equal(await q.retryDead("x"), false);
+  const c = await q.take();
+  assert.deepEqual([c.id, c.attempt], ["x", 1]);
+  await c.ack();
+  assert.deepEqual(await q.deadLetters(), []);
+});
+
+test("process(): acks on success, extends leases while the handler runs, dead-letters an always-failing item", async () => {
+  const q = open({ visibilityTimeout: 600, maxAttempts: 3 });
+  const seen = [];
+  const worker = q.process(
+    async (value, job) => {
+      seen.push([value, job.attempt]);
+      if (value === "slow") await sleep(2000); // 3 leases long: extended, not redelivered
+      if (value === "bad") throw new Error(`bad item, attempt ${job.attempt}`);
+    },
+    { concurrency: 2, retryDelayMs: 0 },
+  );
+  await q.offerMany([
+    { value: "slow", delayMs: 0 },
+    { value: "bad", delayMs: 10, id: "bad" },
+    { value: "ok", delayMs: 20 },
+  ]);
+  for (let i = 0; i < 200 && (await q.stats()).dead === 0; i++) await sleep(20);
+  for (let i = 0; i < 200 && (await q.stats()).inFlight > 0; i++) await sleep(20);
+  await worker.close();
+  assert.deepEqual(
+    seen.map(([v, n]) => `${v}#${n}`).sort(),
+    ["slow#1", "bad#1", "bad#2", "bad#3", "ok#1"].sort(),
+    `handler calls: ${JSON.stringify(seen)}`,
+  );
+  const [dead] = await q.deadLetters();
+  assert.equal(dead.id, "bad");
+  assert.equal(dead.attempt, 3);
+  assert.match(dead.reason, /bad item, attempt 3/);
+  const s = await q.stats();
+  assert.deepEqual([s.pending, s.inFlight, s.dead], [0, 0, 1]);
+});
+
+test("close() waits for running process() handlers and keeps extending their leases meanwhile", async () => {
+  const q = open({ visibilityTimeout: 600 });
+  const other = twin(q, { visibilityTimeout: 600 });
+  let calls = 0;
+  q.process(async () => {
+    calls++;
+    await sleep(2000); // three leases long
+  });
+  await q.offer("long", 0);
+  while (calls === 0) await sleep(10);
+  const stolen = other.take({ timeout: 2500 });
+  await q.close();
+  assert.equal(await stolen, undefined, "the item was redelivered while close() waited for its handler");
+  assert.equal(calls, 1);
+  const s = await other.stats();
+  assert.deepEqual([s.pending, s.inFlight], [0, 0]);
+});
+
+test("entries written by someone else are dead-lettered; the rest keeps working; a wrong key type is a clear error", async () => {
+  const q = open();
+  const { items, pending } = q.keys;
+  await q.offer("good", 0, { id: "good" });
+  await raw.hset(items, "garbled", "not a record");
+  await raw.zadd(pending, 0, "0000000000000001garbled");
+  await raw.zadd(pending, 0, "junk");
+  await raw.zadd(pending, 0, "0000000000000002orphan");
+  await raw.hset(items, "badjson", "p0000000000000003|0|0||{not json");
+  await raw.zadd(pending, 0, "0000000000000003badjson");
+  const job = await q.take();
+  assert.equal(job.value, "good");
+  await job.ack();
+  assert.equal(await q.take({ timeout: 100 }), undefined);
+  const dead = Object.fromEntries((await q.deadLetters()).map((d) => [d.id, d]));
+  assert.deepEqual(Object.keys(dead).sort(), ["badjson", "garbled", "junk", "orphan"]);
+  assert.equal(dead.garbled.reason, "malformed record");
+  assert.equal(dead.garbled.raw, "not a record");
+  assert.equal(dead.junk.reason, "malformed pending entry");
+  assert.equal(dead.orphan.reason, "pending entry without a record");
+  assert.match(dead.badjson.reason, /^value is not JSON/);
+  assert.equal(dead.badjson.raw, "{not json");
+  assert.equal(await q.size(), 0);
+
+  const other = open();
+  await raw.set(other.keys.pending, "a string");
+  await assert.rejects(other.offer(1, 5), /a key of this queue holds another type of value/);
+});
+
+test("one timer per process: idle waits arm it, a message from another process re-arms it for an earlier head", async () => {
+  const consumer = open({ safetyInterval: 60_000 });
+  const producer = twin(consumer);
+  await producer.offer("far", 60_000, { id: "far" });
+  const taken = consumer.take();
+  await sleep(200);
+  const idle = await consumer.stats();
+  assert.equal(idle.timersArmed, 1);
+  assert.ok(idle.wakes <= 2, `${idle.wakes} wake-ups while waiting for an item a minute away: polling?`);
+  // Another process offers an earlier item: its message re-arms the consumer's timer.
+  const t = Date.now();
+  await producer.offer("near", 50, { id: "near" });
+  const job = await taken;
+  assert.equal(job.value, "near");
+  assert.ok(Date.now() >= t + 50);
+  assert.ok(Date.now() - t < 2000, `the earlier item came out ${Date.now() - t} ms after its offer`);
+  const s = await consumer.stats();
+  assert.ok(s.messages >= 1, "no head message arrived");
+  assert.ok(s.timersArmed <= 1);
+  await job.ack();
+});
+
+test("a script missing from the server (SCRIPT FLUSH, a restart) is loaded again", async () => {
+  const q = open();
+  await q.offer(1, 0);
+  await raw.script("FLUSH");
+  await q.offer(2, 0);
+  const a = await q.take();
+  const b = await q.take();
+  assert.deepEqual([a.value, b.value], [1, 2]);
+});
+
+test("for await takes jobs until close(); close() rejects waiting takes; keys share one hash tag", async () => {
+  const q = open();
+  await q.offerMany([1, 2, 3].map((value) => ({ value, delayMs: value })));
+  const got = [];
+  const loop = (async () => {
+    for await (const job of q) {
+      got.push(job.value);
+      await job.ack();
+      if (got.length === 3) setTimeout(() => q.close(), 10);
+    }
+  })();
+  await loop;
+  assert.deepEqual(got, [1, 2, 3]);
+  await assert.rejects(q.take(), { name: "ClosedError" });
+  await assert.rejects(q.offer(1, 1), { name: "ClosedError" });
+  for (const key of Object.values(q.keys)) assert.match(key, /^tarry:\{q\d+\}:/);
+});
+
+test("the in-memory entries do not import the Redis code", () => {
+  const pkg = JSON.parse(readFileSync(new URL("../../package.json", import.meta.url), "utf8"));
+  const seen = new Set();
+  const jsDir = new URL("../../js/", import.meta.url);
+  const visit = (url) => {
+    if (seen.has(url.href)) return;
+    seen.add(url.href);
+    const src = readFileSync(url, "utf8");
+    for (const [, spec] of src.matchAll(/(?:import|export)[^;]*?from\s+"([^"]+)"/g)) {
+      assert.ok(!/redis/.test(spec), `${url.pathname} imports ${spec}`);
+      // Follow the JS face (js/); dist/ is wasm-bindgen's output, built by scripts/build.sh.
+      const next = new URL(spec, url);
+      if (spec.startsWith(".") && spec.endsWith(".js") && next.pathname.startsWith(jsDir.pathname)) visit(next);
+    }
+    assert.ok(!/import\(\s*"[^"]*redis/.test(src), `${url.pathname} imports Redis code dynamically`);
+  };
+  for (const entry of Object.values(pkg.exports["."]).filter((p) => p.endsWith(".js")))
+    visit(new URL(`../../${entry}`, import.meta.url));
+  assert.ok(seen.size >= 4);
+});
