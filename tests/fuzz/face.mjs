@@ -82,6 +82,8 @@ class QueueModel {
     this.handed = new Set();
     /** Explicit adds of calls in progress, in the order they insert. */
     this.inflight = [];
+    /** Adds taken back out (or maybe) when the host refused their timer, until their call ends. */
+    this.unsure = new Set();
     this.seq = 0;
     this.handCount = 0;
     this.takers = [];
@@ -353,7 +355,7 @@ class World {
       for (const t of qm.takers) if (!t.settled) violation(`${qm.name} take #${t.n} never settled after close()`);
       for (const p of qm.putters) if (!p.settled) violation(`${qm.name} put #${p.n} never settled after close()`);
       for (const e of qm.entries.values()) {
-        if (e.state === "pending" || e.state === "handed" || e.state === "inflight")
+        if (["pending", "handed", "inflight", "retracted", "limbo"].includes(e.state))
           violation(`${qm.name} v${e.n} is still ${e.state} after close()`);
       }
     }
@@ -540,6 +542,14 @@ class World {
     return this.#modeResult(e);
   }
 
+  /** An entry in limbo turned out to be handed out (its place among hand-outs unknown). */
+  #limboHanded(qm, e) {
+    e.state = "handed";
+    e.handIndex = null;
+    qm.handCount++;
+    qm.handed.add(e);
+  }
+
   /**
    * Puts called before `p` and not seen yet went in before it (let in and handed out within
    * one call, or still to be learned): their turn in the order comes first.
@@ -606,9 +616,17 @@ class World {
       if (e.state !== "inflight") continue;
       e.seq = ++qm.seq;
       fresh.add(e);
+      const refused = this.host.refused > e.refusals; // since this call began
       if (present.has(e)) {
         e.state = "pending";
         qm.live.add(e);
+      } else if (refused && (e.deadline !== null ? e.deadline > now : e.bound > now)) {
+        // Not due, so not handed out: taken back out, as the host refused the timer it needed.
+        e.state = "retracted";
+        qm.unsure.add(e);
+      } else if (refused && e.deadline === null) {
+        e.state = "limbo"; // handed out or taken back: the call's outcome tells
+        qm.unsure.add(e);
       } else {
         gone.push(e);
       }
@@ -650,7 +668,9 @@ class World {
       for (const e of gone) {
         qm.live.delete(e);
         e.state = "handed";
-        e.handIndex = qm.handCount++;
+        // An offerAt handed out before its deadline was learned: its place is not known.
+        e.handIndex = e.deadline === null ? null : qm.handCount;
+        qm.handCount++;
         qm.handed.add(e);
         this.log(`(v${e.n} handed to a take)`);
       }
@@ -681,6 +701,11 @@ class World {
     for (const qm of this.queues) {
       this.reconcile(qm, "between steps");
       const q = qm.q;
+      for (const e of qm.unsure) {
+        if (e.state === "retracted" || e.state === "limbo")
+          violation(`${qm.name} v${e.n} is ${e.state} after its call`);
+      }
+      qm.unsure.clear();
       for (const e of qm.handed) {
         violation(`${qm.name} v${e.n} left the queue for a take, but no take received it: it is lost`);
       }
@@ -1092,7 +1117,7 @@ class World {
 
   /** A value an offer refused: it never went in. */
   #refuse(e) {
-    if (e.state === "inflight") e.state = "refused";
+    if (e.state === "inflight" || e.state === "retracted" || e.state === "limbo") e.state = "refused";
     this.counts.refused++;
   }
 
@@ -1118,6 +1143,7 @@ class World {
 
   #register(qm, e, deadline) {
     e.state = "inflight";
+    e.refusals = this.host.refused;
     e.deadline = deadline;
     qm.entries.set(e.value, e);
     qm.inflight.push(e);
@@ -1143,7 +1169,10 @@ class World {
     this.handles.add(h);
     e.handle = h;
     this.reconcile(qm, `after ${label}`);
-    if (e.state === "inflight") violation(`${label}: v${e.n} neither in the queue nor handed out`);
+    // It returned a handle, so the host took the timer: an item in limbo was handed out.
+    if (e.state === "limbo") this.#limboHanded(qm, e);
+    if (e.state === "inflight" || e.state === "retracted")
+      violation(`${label}: v${e.n} neither in the queue nor handed out`);
     return h;
   }
 
@@ -1372,6 +1401,7 @@ class World {
     const e = qm.entries.get(v);
     if (e === undefined) violation(`${who} received a value ${qm.name} was never given`);
     if (e.state === "put") this.#handUnseenPut(qm, e);
+    if (e.state === "limbo") this.#limboHanded(qm, e);
     if (e.state !== "handed") violation(`${who} received v${e.n}, which the model has ${e.state}`);
     if (e.deadline !== null ? e.deadline > this.host.now : this.#wallEarly(this.host.now, e.wall.at, e.wall.offset))
       violation(`${who} received v${e.n} ${(e.deadline ?? e.bound) - this.host.now} ms early`);
@@ -1511,7 +1541,8 @@ class World {
     const roll = r.int(10);
     if (roll < 6 && own.length) return r.pick(own).handle;
     if (roll < 8 && this.handles.size) return r.pick([...this.handles]);
-    return r.pick([0, -0, -1, 1.5, Number.NaN, 2 ** 26, 2 ** 53, 2 ** 53 + 1, Infinity, 12345678]);
+    // (Not 2^26: that is slot 0's first handle in every 4096th queue a process makes.)
+    return r.pick([0, -0, -1, 1.5, Number.NaN, 2 ** 26 + 0.5, 2 ** 53, 2 ** 53 + 1, Infinity, 12345678]);
   }
 
   entryOf(qm, h) {
