@@ -26,6 +26,8 @@ mod tests;
 
 #[cfg(target_arch = "wasm32")]
 mod binding;
+#[cfg(target_arch = "wasm32")]
+mod growth;
 
 #[cfg(not(target_arch = "wasm32"))]
 pub use clock::SystemClock;
