@@ -1,6 +1,6 @@
 // The native comparison as a markdown table, from what `cargo bench` (benches/native.rs)
-// left in target/criterion: tarry's core against tokio-util's DelayQueue, and the heap
-// arities. Prints ns per item (criterion's median) and the ratio tokio ÷ tarry.
+// left in target/criterion: tarry's core against tokio-util's DelayQueue, and tarry's heap at
+// three arities. Prints ns per item (criterion's median) and the ratio tokio ÷ tarry.
 //
 //   cargo bench && node bench/native.mjs
 
@@ -50,7 +50,7 @@ const arityDirs = existsSync(`${root}arity`) ? readdirSync(`${root}arity`) : [];
 const arities = [...new Set(arityDirs.map((d) => d.match(/^(\d+)_/)?.[1]).filter(Boolean))].sort((a, b) => a - b);
 if (arities.length) {
   out.push("");
-  out.push(`| heap replica at N = 10^6, ns/item | ${arities.map((a) => `${a}-ary`).join(" | ")} |`);
+  out.push(`| tarry's heap (src/heap.rs) by arity, N = 10^6, ns/item | ${arities.map((a) => `${a}-ary`).join(" | ")} |`);
   out.push(`| --- | ${arities.map(() => "---:").join(" | ")} |`);
   for (const op of ["insert", "remove", "pop"]) {
     out.push(`| ${op} | ${arities.map((a) => ns(nsPerItem(`arity/${a}_${op}/1000000`))).join(" | ")} |`);

@@ -15,16 +15,11 @@
 //!   taking an item touches one slot record, not two arrays (for the wasm binding the value
 //!   is `()` and a slot is 8 bytes).
 //! * Four children per node make the heap shallower than a binary one (fewer cache
-//!   misses on the way down); `cargo bench` compares arities.
-
-/// Children per node.
-pub(crate) const ARITY: usize = 4;
+//!   misses on the way down). The arity is a const parameter (default 4) so that
+//!   `cargo bench` compares arities on this very heap.
 
 /// The highest generation a slot reaches before it is retired (21 bits).
 pub(crate) const MAX_GENERATION: u32 = (1 << 21) - 1;
-
-/// Pad entries before the root; see `Heap::at`.
-const PAD: usize = ARITY - 1;
 
 /// The most slots a heap can hold (heap positions and slot numbers fit in 31 bits).
 pub(crate) const MAX_SLOTS: usize = (1 << 31) - 1;
@@ -39,7 +34,7 @@ const NIL: u32 = FREE - 1;
 /// One heap entry: the sort key and the slot it belongs to.
 #[derive(Debug, Clone, Copy, PartialEq)]
 #[repr(C)]
-pub(crate) struct Entry {
+pub struct Entry {
     pub deadline: f64,
     pub seq: u32,
     pub slot: u32,
@@ -68,47 +63,55 @@ impl<V> Slot<V> {
     }
 }
 
-pub(crate) struct Heap<V> {
+/// An indexed min-heap with `ARITY` children per node; see the module documentation.
+pub struct Heap<V, const ARITY: usize = 4> {
     entries: Chunked<Entry>,
     slots: Chunked<Slot<V>>,
     free_head: u32,
     next_seq: u32,
 }
 
-impl<V> Default for Heap<V> {
+impl<V, const ARITY: usize> Default for Heap<V, ARITY> {
     fn default() -> Self {
         Self { entries: Chunked::default(), slots: Chunked::default(), free_head: NIL, next_seq: 0 }
     }
 }
 
-impl<V> Drop for Heap<V> {
+impl<V, const ARITY: usize> Drop for Heap<V, ARITY> {
     fn drop(&mut self) {
         self.clear();
     }
 }
 
-impl<V> Heap<V> {
-    // Logical position i lives at entries[i + PAD]: three pad entries put the children of
-    // every node (logical 4i+1..=4i+4, physical 4i+4..=4i+7) in one aligned 64-byte line.
+impl<V, const ARITY: usize> Heap<V, ARITY> {
+    // Logical position i lives at entries[i + PAD]: ARITY - 1 pad entries put the children of
+    // every node (logical 4i+1..=4i+4, physical 4i+4..=4i+7 for arity 4) at a multiple of
+    // ARITY, so that with 16-byte entries in 64-byte-aligned chunks they share one cache line.
+    const PAD: usize = ARITY - 1;
 
     #[inline]
     pub fn len(&self) -> usize {
-        self.entries.len().saturating_sub(PAD)
+        self.entries.len().saturating_sub(Self::PAD)
+    }
+
+    #[inline]
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
     }
 
     #[inline(always)]
     fn at(&self, i: usize) -> Entry {
-        self.entries[i + PAD]
+        self.entries[i + Self::PAD]
     }
 
     #[inline]
     pub fn head(&self) -> Option<&Entry> {
-        (self.len() > 0).then(|| &self.entries[PAD])
+        (!self.is_empty()).then(|| &self.entries[Self::PAD])
     }
 
     /// Live entries in heap order (not sorted).
     pub fn entries(&self) -> impl Iterator<Item = &Entry> {
-        (PAD..self.entries.len()).map(move |i| &self.entries[i])
+        (Self::PAD..self.entries.len()).map(move |i| &self.entries[i])
     }
 
     /// Packs a live slot's handle.
@@ -151,7 +154,7 @@ impl<V> Heap<V> {
         let slot = self.allocate(value)?;
         let seq = self.take_seq();
         if self.entries.len() == 0 {
-            for _ in 0..PAD {
+            for _ in 0..Self::PAD {
                 self.entries.push(Entry { deadline: f64::NEG_INFINITY, seq: 0, slot: u32::MAX });
             }
         }
@@ -193,7 +196,7 @@ impl<V> Heap<V> {
 
     /// Removes every entry; slots keep their generations so that old handles stay stale.
     pub fn clear(&mut self) {
-        while self.len() > 0 {
+        while !self.is_empty() {
             let e = self.entries.pop().expect("a live entry");
             drop(self.release(e.slot));
         }
@@ -210,7 +213,7 @@ impl<V> Heap<V> {
                 self.sift_down(i, last);
             }
         }
-        if self.len() == 0 {
+        if self.is_empty() {
             self.entries.clear(); // the pads
         }
         self.release(removed)
@@ -218,7 +221,7 @@ impl<V> Heap<V> {
 
     #[inline(always)]
     fn place(&mut self, i: usize, e: Entry) {
-        self.entries[i + PAD] = e;
+        self.entries[i + Self::PAD] = e;
         self.slots[e.slot as usize].pos = i as u32;
     }
 
@@ -311,7 +314,7 @@ impl<V> Heap<V> {
     /// outcome, so the heap needs no repair.
     #[cold]
     fn renumber(&mut self) {
-        let mut order: Vec<usize> = (PAD..self.entries.len()).collect();
+        let mut order: Vec<usize> = (Self::PAD..self.entries.len()).collect();
         let entries = &self.entries;
         order.sort_unstable_by(|&a, &b| {
             let (x, y) = (&entries[a], &entries[b]);

@@ -32,5 +32,9 @@ mod growth;
 #[cfg(not(target_arch = "wasm32"))]
 pub use clock::SystemClock;
 pub use clock::{Clock, ManualClock};
+/// The indexed heap under [`DelayQueue`], exported for `benches/native.rs` to compare
+/// arities on the real code; not part of the API.
+#[doc(hidden)]
+pub use heap::Heap;
 pub use lateness::Lateness;
 pub use queue::{DelayQueue, Expired, Handle, OfferError, Refusal};
