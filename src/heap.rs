@@ -187,7 +187,8 @@ impl<V, const ARITY: usize> Heap<V, ARITY> {
         let seq = self.take_seq();
         let i = self.slots[slot as usize].pos as usize;
         let entry = Entry { deadline, seq, slot };
-        if i > 0 && entry.before(&self.at((i - 1) / ARITY)) {
+        // As in `remove_at`: an entry moved later than where it was cannot rise.
+        if i > 0 && entry.before(&self.at(i)) && entry.before(&self.at((i - 1) / ARITY)) {
             self.sift_up(i, entry);
         } else {
             self.sift_down(i, entry);
@@ -204,10 +205,12 @@ impl<V, const ARITY: usize> Heap<V, ARITY> {
     }
 
     fn remove_at(&mut self, i: usize) -> V {
-        let removed = self.at(i).slot;
+        let removed = self.at(i);
         let last = self.entries.pop().expect("remove_at on a non-empty heap");
         if i < self.len() {
-            if i > 0 && last.before(&self.at((i - 1) / ARITY)) {
+            // The parent is no later than the removed entry: when `last` is not earlier than
+            // that entry it cannot rise, and the parent's cache line need not be read.
+            if i > 0 && last.before(&removed) && last.before(&self.at((i - 1) / ARITY)) {
                 self.sift_up(i, last);
             } else {
                 self.sift_down(i, last);
@@ -216,7 +219,7 @@ impl<V, const ARITY: usize> Heap<V, ARITY> {
         if self.is_empty() {
             self.entries.clear(); // the pads
         }
-        self.release(removed)
+        self.release(removed.slot)
     }
 
     #[inline(always)]
