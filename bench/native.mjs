@@ -50,7 +50,9 @@ const arityDirs = existsSync(`${root}arity`) ? readdirSync(`${root}arity`) : [];
 const arities = [...new Set(arityDirs.map((d) => d.match(/^(\d+)_/)?.[1]).filter(Boolean))].sort((a, b) => a - b);
 if (arities.length) {
   out.push("");
-  out.push(`| tarry's heap (src/heap.rs) by arity, N = 10^6, ns/item | ${arities.map((a) => `${a}-ary`).join(" | ")} |`);
+  out.push(
+    `| tarry's heap (src/heap.rs) by arity, N = 10^6, ns/item | ${arities.map((a) => `${a}-ary`).join(" | ")} |`,
+  );
   out.push(`| --- | ${arities.map(() => "---:").join(" | ")} |`);
   for (const op of ["insert", "remove", "pop"]) {
     out.push(`| ${op} | ${arities.map((a) => ns(nsPerItem(`arity/${a}_${op}/1000000`))).join(" | ")} |`);
