@@ -6,6 +6,7 @@
 
 import { readFileSync, readdirSync, existsSync } from "node:fs";
 import { fileURLToPath } from "node:url";
+import { ns, pow10 } from "./numbers.mjs";
 
 const root = fileURLToPath(new URL("../target/criterion/", import.meta.url));
 
@@ -18,9 +19,6 @@ function nsPerItem(id) {
   const items = bench.throughput?.Elements ?? 1;
   return est.median.point_estimate / items;
 }
-
-const pow10 = (n) => (Number.isInteger(Math.log10(n)) ? `10^${Math.log10(n)}` : String(n));
-const ns = (x) => (x == null ? "–" : x < 10 ? x.toFixed(2) : x.toPrecision(3));
 
 const out = [];
 out.push("| operation | N | tarry core, ns/item | tokio-util DelayQueue, ns/item | tarry faster by |");

@@ -28,7 +28,7 @@ export function short(x) {
   return x.toPrecision(3);
 }
 
-/** Nanoseconds: one decimal below 10, else 3 significant digits. */
+/** Nanoseconds: two decimals below 10, 3 significant digits below 1000, else whole. */
 export function ns(x) {
   if (x == null || !Number.isFinite(x)) return "–";
   return x < 10 ? x.toFixed(2) : x < 1000 ? x.toPrecision(3) : Math.round(x).toLocaleString("en");
