@@ -6,8 +6,8 @@
 //                                  and to 10^7 in Node 24, Deno and Chromium; writes
 //                                  bench/results.json, bench/results.md, bench/chart.svg and
 //                                  bench/growth.svg
-//   node bench/run.mjs --smoke     tiny N, one round, no Java: every implementation and
-//                                  workload runs, order and "never early" are asserted;
+//   node bench/run.mjs --smoke     tiny N, one round, no Java: every implementation, workload
+//                                  and runtime runs, order and "never early" are asserted;
 //                                  writes nothing (the test suite runs it, seconds)
 //
 //   --rounds R          rounds of the peer comparison (default 5)
@@ -54,7 +54,7 @@ export function parseOptions(argv) {
             plan: value("--growth-plan")
               ? parsePlan(value("--growth-plan"))
               : smoke
-                ? { node: [20_000] }
+                ? { node: [20_000], node24: [20_000], deno: [20_000], chromium: [20_000] }
                 : full
                   ? { node: [1e6, 1e7, 3e7], node24: [1e6, 1e7], deno: [1e6, 1e7], chromium: [1e6, 1e7] }
                   : { node: [1e6, 3e6] },

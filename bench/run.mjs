@@ -9,7 +9,7 @@ import { writeFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { chart, curves } from "./chart.mjs";
 import { LABELS, measureComparison, summariseComparison } from "./comparison.mjs";
-import { GROWTH_IMPLS, measureGrowth, summariseGrowth } from "./growth.mjs";
+import { GROWTH_IMPLS, measureGrowth, PHASES, summariseGrowth } from "./growth.mjs";
 import { JS_IMPLS } from "./impls.mjs";
 import { pow10 } from "./numbers.mjs";
 import { parseOptions } from "./options.mjs";
@@ -133,14 +133,18 @@ if (options.mode === "smoke") {
     if (e.early !== 0) failures.push(`${id}: ${e.early} early deliveries`);
     if (!e.ordered) failures.push(`${id}: timed expiry order wrong`);
   }
-  // measureGrowth throws on a wrong order; here, every phase ran for both implementations.
-  for (const id of GROWTH_IMPLS) {
-    const s = growth.node[id][g.plan.node[0]];
-    for (const phase of ["offer", "cancel", "drain", "churn", "offerMany", "drainBatch"])
-      if (!(s[phase]?.ns > 0)) failures.push(`${id}: growth phase ${phase} missing`);
+  // measureGrowth throws on a wrong order; here, every phase ran in every runtime.
+  let checks = (JS_IMPLS.length - 1) * 3;
+  for (const [runtime, sizes] of Object.entries(g.plan)) {
+    for (const id of GROWTH_IMPLS) {
+      for (const phase of PHASES) {
+        checks++;
+        if (!(growth[runtime][id][sizes[0]][phase]?.ns > 0))
+          failures.push(`${runtime} ${id}: growth phase ${phase} missing`);
+      }
+    }
   }
   for (const f of failures) log(`FAIL ${f}`);
-  const checks = (JS_IMPLS.length - 1) * 3 + GROWTH_IMPLS.length * 6;
   console.log(`smoke: ${checks - failures.length} passed, ${failures.length} failed`);
   process.exit(failures.length ? 1 : 0);
 }
