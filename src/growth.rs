@@ -1,18 +1,19 @@
 //! How the wasm build's memory grows: the global allocator is dlmalloc (the allocator
-//! Rust's standard library uses on `wasm32-unknown-unknown`), but it asks the host for
-//! memory in geometric steps, an eighth of what the memory already holds, instead of
-//! exactly what the allocation needs.
+//! Rust's standard library uses on `wasm32-unknown-unknown`), but once the memory holds
+//! 32 MiB it asks the host for memory in geometric steps, an eighth of what the memory
+//! already holds, instead of exactly what the allocation needs.
 //!
-//! Why: every `memory.grow` makes the host account the memory's whole size as new external
-//! memory (V8 attaches a fresh `ArrayBuffer` to the grown memory), and once that exceeds
-//! its external-memory limit (64 MiB above the amount at the last full collection) V8
-//! runs a full mark-compact of the JS heap. Growing one chunk of the heap at a time (64 KiB
-//! steps) made that one full collection per step past ~3·10⁶ pending items on Node 20: ~1,000
-//! collections while offering 10⁷ items, and a cost per offer that grew with the queue.
+//! Why: V8 (Node 20 and 24) answers `memory.grow` on a memory of more than about 64 MiB
+//! with a full mark-compact of the JS heap (it accounts the grown memory as new external
+//! memory). Growing one heap chunk at a time (64 KiB steps) made that about one full
+//! collection per step from ~3·10⁶ pending items on: 1,252 collections (11.6 s) while
+//! offering 10⁷ items on Node 20, and a cost per offer that grew with the queue.
 //! Geometric steps make the number of steps logarithmic in the memory's size, so the
 //! collection work per offer stays flat; in exchange the memory holds up to an eighth more
-//! than it uses (on average half that). Memory is never given back to the host
-//! (WebAssembly cannot shrink a memory); freed blocks go back to dlmalloc and are reused.
+//! than it uses (on average half that). Below 32 MiB, where growth costs few collections,
+//! steps stay exact, so that small queues hold no more than they use. Memory is never
+//! given back to the host (WebAssembly cannot shrink a memory); freed blocks go back to
+//! dlmalloc and are reused.
 
 use std::alloc::{GlobalAlloc, Layout};
 use std::cell::UnsafeCell;
@@ -25,13 +26,19 @@ compile_error!("the allocator assumes one thread: build without the atomics targ
 /// The size of a WebAssembly page.
 const PAGE: usize = 64 * 1024;
 
-/// Memory grows by at least this fraction (1/8) of its current size.
+/// From this size on (in pages: 32 MiB), memory grows by at least 1/`STEP_DIVISOR` of itself.
+const GEOMETRIC_FROM: usize = (32 << 20) / PAGE;
 const STEP_DIVISOR: usize = 8;
 
 /// Pages to ask the host for when the allocator needs `bytes` more and the memory holds
-/// `pages`: what the request needs, or an eighth of the memory if that is more.
+/// `pages`: what the request needs, or from 32 MiB on an eighth of the memory if that is more.
 pub(crate) fn step_pages(pages: usize, bytes: usize) -> usize {
-    bytes.div_ceil(PAGE).max(pages / STEP_DIVISOR)
+    let needed = bytes.div_ceil(PAGE);
+    if pages < GEOMETRIC_FROM {
+        needed
+    } else {
+        needed.max(pages / STEP_DIVISOR)
+    }
 }
 
 /// dlmalloc's source of memory: `memory.grow` in geometric steps.
@@ -144,25 +151,45 @@ mod tests {
     use wasm_bindgen_test::wasm_bindgen_test;
 
     #[wasm_bindgen_test]
-    fn steps_are_an_eighth_of_the_memory_or_the_request() {
-        assert_eq!(step_pages(17, 1), 2, "a small memory grows by what it needs");
-        assert_eq!(step_pages(800, 1), 100, "a big one by an eighth");
+    fn steps_are_exact_below_32_mib_then_an_eighth_of_the_memory() {
+        assert_eq!(step_pages(17, 1), 1, "a small memory grows by what it needs");
+        assert_eq!(step_pages(511, 2 * PAGE), 2);
+        assert_eq!(step_pages(512, 1), 64, "32 MiB and more: by an eighth");
+        assert_eq!(step_pages(800, 1), 100);
         assert_eq!(step_pages(800, 300 * PAGE + 1), 301, "unless the request is bigger");
     }
 
+    /// Allocates 64 KiB blocks until the memory holds `mib` MiB more than at the start.
+    fn grow_by(mib: usize, blocks: &mut Vec<Vec<u8>>) {
+        let target = core::arch::wasm32::memory_size(0) + (mib << 20) / PAGE;
+        while core::arch::wasm32::memory_size(0) < target {
+            blocks.push(Vec::with_capacity(PAGE));
+        }
+    }
+
     #[wasm_bindgen_test]
-    fn a_growing_heap_grows_the_memory_in_few_steps() {
-        // 64 MiB in 64 KiB blocks, as the heap's chunks come: one step per block would be
-        // 1,024 steps; geometric steps from ~1 MiB need about 40.
+    fn a_growing_heap_grows_the_memory_in_few_steps_past_32_mib() {
+        let mut blocks = Vec::new();
+        grow_by(33, &mut blocks); // past 32 MiB, whatever the other tests left
         let before = (growths(), core::arch::wasm32::memory_size(0));
-        let blocks: Vec<Vec<u8>> = (0..1024).map(|_| Vec::with_capacity(PAGE)).collect();
+        let held = blocks.len();
+        grow_by(64, &mut blocks);
         let grows = growths() - before.0;
-        let pages = core::arch::wasm32::memory_size(0) - before.1;
-        assert!(grows <= 45, "{grows} steps to grow by {pages} pages");
-        assert!(pages <= 1024 + 1024 / 8 + 2 * before.1 / 8 + 16, "{pages} pages for 1,024 blocks of a page");
-        drop(blocks);
-        let again: Vec<Vec<u8>> = (0..1024).map(|_| Vec::with_capacity(PAGE)).collect();
-        assert_eq!(growths() - before.0, grows, "freed memory is reused, not grown again");
-        drop(again);
+        // One step per block would be ~1,000 steps; geometric steps from >= 33 MiB need < 12.
+        assert!(grows <= 12, "{grows} steps to grow by 64 MiB past {} pages", before.1);
+        let pages = core::arch::wasm32::memory_size(0);
+        assert!(
+            pages * PAGE <= (blocks.len() * (PAGE + 64)) * 9 / 8 + (2 << 20),
+            "{pages} pages hold {} blocks",
+            blocks.len()
+        );
+        blocks.truncate(held);
+        grow_by(0, &mut blocks);
+        let again = growths();
+        let mut more = Vec::new();
+        for _ in 0..(64 << 20) / PAGE / 2 {
+            more.push(Vec::<u8>::with_capacity(PAGE));
+        }
+        assert_eq!(growths(), again, "freed memory is reused, not grown again");
     }
 }
