@@ -22,6 +22,7 @@ export function pow10(n) {
 /** 3 significant digits with k, M, G. */
 export function short(x) {
   if (x == null || !Number.isFinite(x)) return "–";
+  if (x === 0) return "0";
   if (x >= 1e9) return `${(x / 1e9).toPrecision(3)}G`;
   if (x >= 1e6) return `${(x / 1e6).toPrecision(3)}M`;
   if (x >= 1e3) return `${(x / 1e3).toPrecision(3)}k`;

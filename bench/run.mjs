@@ -115,7 +115,7 @@ if (options.write) {
           label: `${LABELS[id]}: ${phase}`,
           phase,
           dashed: id !== "tarry",
-          points: byImpl[id][n][phase].blocks.map((v, k) => [(k + 1) * (g.block / 1e6), v]),
+          points: byImpl[id][n][phase].blocks.map((v, k) => [((k + 1) * byImpl[id][n].block) / 1e6, v]),
         })),
       ),
     };
