@@ -11,7 +11,7 @@
 //                                  writes nothing (the test suite runs it, seconds)
 //
 //   --rounds R          rounds of the peer comparison (default 5)
-//   --growth-rounds R   rounds of the growth curve (default 1)
+//   --growth-rounds R   rounds of the growth curve (default 3 with --full, else 1)
 //   --no-java           leave out Java's DelayQueue
 //   --growth-plan "node:1e6,1e7 deno:1e6"   the growth curve's runtimes and sizes
 //                       (runtimes: node, node24, deno, chromium)
@@ -59,7 +59,7 @@ export function parseOptions(argv) {
                   ? { node: [1e6, 1e7, 3e7], node24: [1e6, 1e7], deno: [1e6, 1e7], chromium: [1e6, 1e7] }
                   : { node: [1e6, 3e6] },
             block: smoke ? 10_000 : 1_000_000,
-            rounds: smoke ? 1 : Number(value("--growth-rounds") ?? 1),
+            rounds: smoke ? 1 : Number(value("--growth-rounds") ?? (full ? 3 : 1)),
           },
   };
 }
