@@ -1,11 +1,11 @@
 // What a benchmark run measures, from its command line:
 //
 //   npm run bench                  quick: the peers at N = 10^4, 10^5; the growth curve to
-//                                  3·10^6 in Node (a few minutes)
+//                                  3·10^6 in Node
 //   npm run bench -- --full        the peers also at 10^6; the growth curve to 3·10^7 in Node
-//                                  and to 10^7 in Node 24, Deno and Chromium; writes
-//                                  bench/results.json, bench/results.md, bench/chart.svg and
-//                                  bench/growth.svg
+//                                  and to 10^7 in Node 24, Deno and Chromium
+//   Both write bench/results.json (every sample), bench/results.md, bench/chart.svg and
+//   bench/growth.svg; the README says how long each takes.
 //   node bench/run.mjs --smoke     tiny N, one round, no Java: every implementation, workload
 //                                  and runtime runs, order and "never early" are asserted;
 //                                  writes nothing (the test suite runs it, seconds)
