@@ -3,7 +3,8 @@
 // implementations differ by orders of magnitude); `curves` draws the growth curve, ns per
 // operation per block of 10^6 operations, one panel per runtime.
 
-import { short } from "./numbers.mjs";
+import { GROWTH_IMPLS } from "./growth.mjs";
+import { pow10, short } from "./numbers.mjs";
 
 const COLORS = {
   tarry: "#d1495b",
@@ -184,4 +185,53 @@ function curvePanel(panel, x0, y0, w, h) {
 function niceCeil(v) {
   const p = 10 ** Math.floor(Math.log10(v));
   return [1, 2, 5, 10].map((m) => m * p).find((c) => c >= v);
+}
+
+/** The comparison's chart: one panel per workload, bars per implementation and N. */
+export function comparisonChart(c, summary, labels, subtitle) {
+  const ids = Object.keys(summary);
+  const panel = (title, metric, unit, better) => ({
+    title,
+    unit,
+    better,
+    groups: c.sizes.map((n) => ({
+      label: `N = ${pow10(n)}`,
+      bars: ids.map((id) => ({ impl: id, value: summary[id][metric]?.[n] })),
+    })),
+  });
+  const panels = [
+    panel("offer", "offer", "ops/s", "higher"),
+    panel("cancel", "cancel", "ops/s", "higher"),
+    panel("drain (poll per item)", "drain", "ops/s", "higher"),
+    panel("memory per pending item", "mem", "bytes", "lower"),
+    {
+      title: `churn (${pow10(c.churn.pending)} pending, offer + cancel)`,
+      unit: "steps/s",
+      better: "higher",
+      groups: [
+        { label: `${pow10(c.churn.steps)} steps`, bars: ids.map((id) => ({ impl: id, value: summary[id].churn })) },
+      ],
+    },
+  ];
+  return chart(panels, Object.fromEntries(ids.map((id) => [id, labels[id]])), subtitle);
+}
+
+/** The growth curves: per runtime, at its largest N, offer, cancel and drain per block. */
+export function growthChart(growth, labels, subtitle) {
+  const panels = Object.values(growth).map((byImpl) => {
+    const n = Math.max(...Object.keys(byImpl.tarry).map(Number));
+    return {
+      title: `${byImpl.tarry[n].runtime}, N = ${pow10(n)}`,
+      xLabel: "operations done in the phase",
+      series: GROWTH_IMPLS.flatMap((id) =>
+        ["offer", "cancel", "drain"].map((phase) => ({
+          label: `${labels[id]}: ${phase}`,
+          phase,
+          dashed: id !== "tarry",
+          points: byImpl[id][n][phase].blocks.map((v, k) => [((k + 1) * byImpl[id][n].block) / 1e6, v]),
+        })),
+      ),
+    };
+  });
+  return curves(panels, subtitle);
 }

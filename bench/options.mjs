@@ -16,6 +16,8 @@
 //   --growth-plan "node:1e6,1e7 deno:1e6"   the growth curve's runtimes and sizes
 //                       (runtimes: node, node24, deno, chromium)
 //   --only comparison|growth   one part; prints its tables, writes nothing
+//   --render            measures nothing: rewrites bench/results.md and the charts from
+//                       bench/results.json (after a change to how results are shown)
 
 export function parseOptions(argv) {
   const value = (name) => {
@@ -31,6 +33,7 @@ export function parseOptions(argv) {
   const mode = smoke ? "smoke" : full ? "full" : "quick";
   return {
     mode,
+    render: argv.includes("--render"),
     write: !smoke && only === undefined,
     comparison:
       only === "growth"

@@ -6,7 +6,7 @@ import { GROWTH_IMPLS } from "./growth.mjs";
 import { JS_IMPLS } from "./impls.mjs";
 import { ns, pow10, short } from "./numbers.mjs";
 
-const times = (r) => (r == null ? "n/a" : `×${r.toFixed(r < 10 ? 2 : 1)}`);
+const times = (r) => (r == null ? "n/a" : `×${r < 10 ? r.toPrecision(3) : r.toFixed(1)}`);
 
 /** How many times tarry is better than `id` in the comparison: faster, or fewer bytes. */
 function ratio(summary, metric, id, n) {
@@ -251,3 +251,65 @@ export function targets(c, summary, growth) {
 
 export const targetLines = (list) =>
   list.map((t) => `- ${t.ok ? "met" : "**not met**"}: ${t.what}: ${t.detail}`).join("\n");
+
+/** The run in one line: runtime, machine, mode, length and load. */
+export const headline = (meta) =>
+  `Node ${meta.node}${meta.java ? `, Java ${meta.java}` : ""}, ${meta.cores} × ${meta.cpu}; ${meta.mode} run in ${Math.round(meta.seconds / 60)} min; load average ${meta.loadAverage.start[0].toFixed(1)} at the start, ${meta.loadAverage.end[0].toFixed(1)} at the end.`;
+
+/** How to read the tables. */
+function notes(meta, java) {
+  const c = meta.comparison;
+  const g = meta.growth;
+  return [
+    headline(meta),
+    c &&
+      `Comparison: medians of ${c.rounds} interleaved rounds (churn ${c.churnRounds}, memory ${c.memRounds}, timed expiry ${c.expiryRounds}), each implementation in fresh processes. (×k) = how many times tarry is better than that column: faster, or fewer bytes; below 1, tarry is worse.`,
+    c &&
+      "Offers are due in [1 h, 2 h]; cancel removes N/2 random handles; drain takes N items already due, order checked.",
+    c && "setTimeout/item has no poll(): its drain row is the event loop firing N already-due timers.",
+    c &&
+      "Early = handed out before performance.now() reached the item's deadline. Node starts a timer's countdown at the event loop's cached time, so setTimeout/item fires timers set late in one synchronous burst early; the one-timer designs re-check the clock.",
+    java &&
+      `Java: remove(Object) is O(n), so its cancel times ${Object.entries(java.cancelCount)
+        .map(([n, k]) => `${k} removals at ${pow10(Number(n))}`)
+        .join(", ")}, and churn ${java.churnSteps} steps; its memory counts the Delayed object every element must be.`,
+    g &&
+      `Growth: ${g.rounds === 1 ? "one run" : `medians of ${g.rounds} runs`} per runtime, N and implementation, each in a fresh process (Chromium: a fresh browser), tarry and the plain-JS heap alternating; ns per operation over the whole phase, per block of ${pow10(g.block)} in the curves; full GCs are mark-compacts that started in the phase's timed blocks (PerformanceObserver in Node, --trace-gc in Deno, the trace's MajorGC events in Chromium), forced ones (gc() before memory readings) left out. Memory is Node's process.memoryUsage() heapUsed + external (which includes the WebAssembly memory) after full GCs; Deno's leaves WebAssembly memory out and a page cannot read it, so those runs show none.`,
+    `tarry at commit ${meta.commit}${meta.uncommittedCoreChanges ? " with uncommitted changes in src/ or js/" : ""}${meta.rebuiltDuringRun ? " (**dist/ was rebuilt during the run**)" : ""}; wasm: dist/tarry_bg.wasm ${meta.wasmBytes?.toLocaleString("en")} bytes, ${meta.wasmGzip?.toLocaleString("en")} gzipped.`,
+  ].filter(Boolean);
+}
+
+/** Every runtime at a glance: offer, cancel and drain per N, and the full GCs while offering. */
+export function runtimeTable(growth) {
+  const lines = [
+    "| runtime | N | offer, ns | cancel, ns | drain (poll), ns | full GCs while offering |",
+    "| --- | --- | ---: | ---: | ---: | ---: |",
+  ];
+  const pair = (a, b) => `${ns(a)} / ${ns(b)}`;
+  for (const byImpl of Object.values(growth)) {
+    const [t, h] = GROWTH_IMPLS.map((id) => byImpl[id]);
+    for (const n of Object.keys(t).map(Number)) {
+      const cells = ["offer", "cancel", "drain"].map((p) => pair(t[n][p]?.ns, h[n]?.[p]?.ns));
+      lines.push(
+        `| ${t[n].runtime} | ${pow10(n)} | ${cells.join(" | ")} | ${t[n].offer.gcs} / ${h[n]?.offer.gcs ?? "–"} |`,
+      );
+    }
+  }
+  return `${lines.join("\n")}\n\n(tarry / plain-JS heap, ns per operation over the whole phase.)`;
+}
+
+/** The whole report: tables, notes and (unless a smoke run) the targets. */
+export function render({ meta, summary, growth, java, list }) {
+  const c = meta.comparison;
+  const sections = [
+    summary && comparisonTables(c, summary),
+    growth && runtimeTable(growth),
+    growth && growthTables(growth),
+    growth && curveTables(growth),
+    notes(meta, java)
+      .map((n) => `- ${n}`)
+      .join("\n"),
+    meta.mode !== "smoke" && `Targets:\n\n${targetLines(list)}`,
+  ].filter(Boolean);
+  return `${sections.join("\n\n")}\n`;
+}

@@ -5,22 +5,40 @@
 // Writes bench/results.json (every sample), bench/results.md, bench/chart.svg and
 // bench/growth.svg.
 
-import { writeFileSync } from "node:fs";
+import { readFileSync, writeFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
-import { chart, curves } from "./chart.mjs";
+import { comparisonChart, growthChart } from "./chart.mjs";
 import { LABELS, measureComparison, summariseComparison } from "./comparison.mjs";
 import { GROWTH_IMPLS, measureGrowth, PHASES, summariseGrowth } from "./growth.mjs";
 import { JS_IMPLS } from "./impls.mjs";
-import { pow10 } from "./numbers.mjs";
 import { parseOptions } from "./options.mjs";
 import { spent } from "./processes.mjs";
 import { provenance } from "./provenance.mjs";
-import { comparisonTables, curveTables, growthTables, targetLines, targets } from "./report.mjs";
+import { headline, render, targets } from "./report.mjs";
 
 const here = (p) => fileURLToPath(new URL(p, import.meta.url));
 const log = (...a) => process.stderr.write(`[bench] ${a.join(" ")}\n`);
 
 const options = parseOptions(process.argv.slice(2));
+
+/** bench/results.md, bench/chart.svg and bench/growth.svg from a run's figures. */
+function writeOutputs({ meta, summary, growth, report }) {
+  writeFileSync(here("./results.md"), `<!-- written by bench/run.mjs (${meta.mode}, ${meta.date}) -->\n\n${report}`);
+  const subtitle = headline(meta);
+  if (summary) writeFileSync(here("./chart.svg"), `${comparisonChart(meta.comparison, summary, LABELS, subtitle)}\n`);
+  if (growth) writeFileSync(here("./growth.svg"), `${growthChart(growth, LABELS, subtitle)}\n`);
+  log("wrote bench/results.md, bench/chart.svg, bench/growth.svg");
+}
+
+if (options.render) {
+  const saved = JSON.parse(readFileSync(here("./results.json"), "utf8"));
+  const list = targets(saved.meta.comparison, saved.summary, saved.growth);
+  const report = render({ ...saved, list });
+  process.stdout.write(`\n${report}`);
+  writeOutputs({ ...saved, report });
+  process.exit(0);
+}
+
 const run = provenance();
 const c = options.comparison;
 const g = options.growth;
@@ -37,91 +55,20 @@ const meta = run.finish({
   growth: g,
   spent,
 });
-const ids = summary ? Object.keys(summary) : [];
-const notes = [
-  `Node ${meta.node}${meta.java ? `, Java ${meta.java}` : ""}, ${meta.cores} × ${meta.cpu}; ${meta.mode} run in ${Math.round(meta.seconds / 60)} min; load average ${meta.loadAverage.start[0].toFixed(1)} at the start, ${meta.loadAverage.end[0].toFixed(1)} at the end.`,
-  c &&
-    `Comparison: medians of ${c.rounds} interleaved rounds (churn ${c.churnRounds}, memory ${c.memRounds}, timed expiry ${c.expiryRounds}), each implementation in fresh processes. (×k) = how many times tarry is better than that column: faster, or fewer bytes; below 1, tarry is worse.`,
-  c &&
-    "Offers are due in [1 h, 2 h]; cancel removes N/2 random handles; drain takes N items already due, order checked.",
-  c && "setTimeout/item has no poll(): its drain row is the event loop firing N already-due timers.",
-  c &&
-    "Early = handed out before performance.now() reached the item's deadline. Node starts a timer's countdown at the event loop's cached time, so setTimeout/item fires timers set late in one synchronous burst early; the one-timer designs re-check the clock.",
-  comparison?.java &&
-    `Java: remove(Object) is O(n), so its cancel times ${Object.entries(comparison.java.cancelCount)
-      .map(([n, k]) => `${k} removals at ${pow10(Number(n))}`)
-      .join(
-        ", ",
-      )}, and churn ${comparison.java.churnSteps} steps; its memory counts the Delayed object every element must be.`,
-  g &&
-    `Growth: ${g.rounds === 1 ? "one run" : `medians of ${g.rounds} runs`} per runtime, N and implementation, each in a fresh process (Chromium: a fresh browser), tarry and the plain-JS heap alternating; ns per operation over the whole phase, per block of ${pow10(g.block)} in the curves; full GCs are mark-compacts that started in the phase's timed blocks (PerformanceObserver in Node, --trace-gc in Deno, the trace's MajorGC events in Chromium), forced ones (gc() before memory readings) left out.`,
-  `tarry at commit ${meta.commit}${meta.uncommittedCoreChanges ? " with uncommitted changes in src/ or js/" : ""}${meta.rebuiltDuringRun ? " (**dist/ was rebuilt during the run**)" : ""}; wasm: dist/tarry_bg.wasm ${meta.wasmBytes?.toLocaleString("en")} bytes, ${meta.wasmGzip?.toLocaleString("en")} gzipped.`,
-].filter(Boolean);
-
 const list = targets(c, summary, growth);
-const sections = [
-  c && comparisonTables(c, summary),
-  g && growthTables(growth),
-  g && curveTables(growth),
-  notes.map((n) => `- ${n}`).join("\n"),
-  options.mode !== "smoke" && `Targets:\n\n${targetLines(list)}`,
-].filter(Boolean);
-const report = `${sections.join("\n\n")}\n`;
+const report = render({ meta, summary, growth, java: comparison?.java, list });
 process.stdout.write(`\n${report}`);
 log(
   `done in ${meta.seconds} s; seconds per task: ${Object.entries(spent)
     .map(([k, v]) => `${k} ${v.toFixed(1)}`)
     .join(", ")}`,
 );
-
 if (options.write) {
   writeFileSync(
     here("./results.json"),
     `${JSON.stringify({ meta, summary, growth, samples: comparison?.js, java: comparison?.java, growthSamples, targets: list }, null, 1)}\n`,
   );
-  writeFileSync(here("./results.md"), `<!-- written by bench/run.mjs (${options.mode}, ${meta.date}) -->\n\n${report}`);
-  const panel = (title, metric, unit, better) => ({
-    title,
-    unit,
-    better,
-    groups: c.sizes.map((n) => ({
-      label: `N = ${pow10(n)}`,
-      bars: ids.map((id) => ({ impl: id, value: summary[id][metric]?.[n] })),
-    })),
-  });
-  const labels = Object.fromEntries(ids.map((id) => [id, LABELS[id]]));
-  const panels = [
-    panel("offer", "offer", "ops/s", "higher"),
-    panel("cancel", "cancel", "ops/s", "higher"),
-    panel("drain (poll per item)", "drain", "ops/s", "higher"),
-    panel("memory per pending item", "mem", "bytes", "lower"),
-    {
-      title: `churn (${pow10(c.churn.pending)} pending, offer + cancel)`,
-      unit: "steps/s",
-      better: "higher",
-      groups: [
-        { label: `${pow10(c.churn.steps)} steps`, bars: ids.map((id) => ({ impl: id, value: summary[id].churn })) },
-      ],
-    },
-  ];
-  writeFileSync(here("./chart.svg"), `${chart(panels, labels, notes[0])}\n`);
-  const curvePanels = Object.values(growth).map((byImpl) => {
-    const n = Math.max(...Object.keys(byImpl.tarry).map(Number));
-    return {
-      title: `${byImpl.tarry[n].runtime}, N = ${pow10(n)}`,
-      xLabel: "operations done in the phase",
-      series: GROWTH_IMPLS.flatMap((id) =>
-        ["offer", "cancel", "drain"].map((phase) => ({
-          label: `${LABELS[id]}: ${phase}`,
-          phase,
-          dashed: id !== "tarry",
-          points: byImpl[id][n][phase].blocks.map((v, k) => [((k + 1) * byImpl[id][n].block) / 1e6, v]),
-        })),
-      ),
-    };
-  });
-  writeFileSync(here("./growth.svg"), `${curves(curvePanels, notes[0])}\n`);
-  log("wrote bench/results.json, bench/results.md, bench/chart.svg, bench/growth.svg");
+  writeOutputs({ meta, summary, growth, report });
 }
 
 if (options.mode === "smoke") {
