@@ -1,6 +1,10 @@
-// A hand-written SVG of the benchmark: one panel per workload (ops/s, and bytes per
-// pending item), bars per implementation grouped by N, on log scales (the implementations
-// differ by orders of magnitude).
+// Hand-written SVGs of the benchmark: `chart` draws one panel per workload (ops/s, and
+// bytes per pending item), bars per implementation grouped by N, on log scales (the
+// implementations differ by orders of magnitude); `curves` draws the growth curve, ns per
+// operation per block of 10^6 operations, one panel per runtime.
+
+import { GROWTH_IMPLS } from "./growth.mjs";
+import { pow10, short } from "./numbers.mjs";
 
 const COLORS = {
   tarry: "#d1495b",
@@ -12,21 +16,8 @@ const COLORS = {
 
 const esc = (s) => String(s).replace(/&/g, "&amp;").replace(/</g, "&lt;");
 
-export function short(x) {
-  if (x == null || !Number.isFinite(x)) return "–";
-  if (x >= 1e9) return `${(x / 1e9).toPrecision(3)}G`;
-  if (x >= 1e6) return `${(x / 1e6).toPrecision(3)}M`;
-  if (x >= 1e3) return `${(x / 1e3).toPrecision(3)}k`;
-  return x.toPrecision(3);
-}
-
 /** 10^e as 1, 10, 100, 1k, …, 1G. */
 const tick = (e) => ["1", "10", "100"][e % 3] + (["", "k", "M", "G", "T"][Math.floor(e / 3)] ?? `e${e - (e % 3)}`);
-
-export const pow10 = (n) => {
-  const k = Math.log10(n);
-  return Number.isInteger(k) ? `10^${k}` : String(n);
-};
 
 /**
  * panels: [{ title, unit, better: "higher"|"lower", groups: [{ label, bars: [{ impl, value }] }] }]
@@ -107,4 +98,140 @@ function panelSvg(panel, x0, y0, w, h) {
   });
   s.push(`</g>`);
   return s.join("\n");
+}
+
+const PHASE_COLORS = { offer: "#d1495b", cancel: "#00798c", drain: "#edae49" };
+
+/**
+ * panels: [{ title, series: [{ label, phase, dashed, points: [[x, ns], ...] }] }], x in
+ * millions of operations done when the block ends.
+ */
+export function curves(panels, subtitle) {
+  const W = 980;
+  const cols = 2;
+  const pw = 470;
+  const ph = 280;
+  const top = 70;
+  const rows = Math.ceil(panels.length / cols);
+  const H = top + rows * (ph + 20) + 40;
+  const out = [
+    `<svg xmlns="http://www.w3.org/2000/svg" width="${W}" height="${H}" viewBox="0 0 ${W} ${H}" font-family="Helvetica, Arial, sans-serif">`,
+    `<rect width="${W}" height="${H}" fill="#fff"/>`,
+    `<text x="20" y="28" font-size="18" font-weight="bold">Cost per operation as the queue grows: block k of 10^6 operations</text>`,
+    `<text x="20" y="48" font-size="12" fill="#555">${esc(subtitle)}</text>`,
+  ];
+  panels.forEach((panel, k) => {
+    out.push(curvePanel(panel, 20 + (k % cols) * (pw + 10), top + Math.floor(k / cols) * (ph + 20), pw, ph));
+  });
+  const ly = H - 22;
+  let lx = 20;
+  for (const [phase, color] of Object.entries(PHASE_COLORS)) {
+    out.push(`<line x1="${lx}" x2="${lx + 24}" y1="${ly}" y2="${ly}" stroke="${color}" stroke-width="2.5"/>`);
+    out.push(`<text x="${lx + 30}" y="${ly + 4}" font-size="12">${phase}</text>`);
+    lx += 110;
+  }
+  out.push(`<text x="${lx}" y="${ly + 4}" font-size="12">solid: tarry; dashed: plain-JS heap</text>`);
+  out.push("</svg>");
+  return out.join("\n");
+}
+
+function curvePanel(panel, x0, y0, w, h) {
+  const points = panel.series.flatMap((s) => s.points);
+  if (points.length === 0) return "";
+  const xMax = Math.max(...points.map((p) => p[0]));
+  const yMax = niceCeil(Math.max(...points.map((p) => p[1])));
+  const left = 50;
+  const plotTop = 30;
+  const plotH = h - plotTop - 35;
+  const plotW = w - left - 15;
+  const x = (v) => x0 + left + (v / xMax) * plotW;
+  const y = (v) => y0 + plotTop + plotH - (v / yMax) * plotH;
+  const s = [
+    `<g>`,
+    `<rect x="${x0}" y="${y0}" width="${w}" height="${h}" fill="#fafafa" stroke="#ddd"/>`,
+    `<text x="${x0 + 10}" y="${y0 + 18}" font-size="13" font-weight="bold">${esc(panel.title)}</text>`,
+    `<text x="${x0 + w - 10}" y="${y0 + 18}" font-size="11" fill="#555" text-anchor="end">ns per operation, lower is better</text>`,
+  ];
+  for (let i = 0; i <= 4; i++) {
+    const v = (yMax * i) / 4;
+    s.push(`<line x1="${x(0)}" x2="${x(xMax)}" y1="${y(v)}" y2="${y(v)}" stroke="#e4e4e4"/>`);
+    s.push(`<text x="${x(0) - 4}" y="${y(v) + 4}" font-size="10" text-anchor="end" fill="#555">${short(v)}</text>`);
+  }
+  s.push(
+    `<text x="${x(xMax)}" y="${y0 + h - 8}" font-size="10" text-anchor="end" fill="#555">${esc(panel.xLabel ?? "")}</text>`,
+  );
+  for (const v of [0, xMax / 2, xMax]) {
+    s.push(
+      `<text x="${x(v)}" y="${y(0) + 14}" font-size="10" text-anchor="middle" fill="#555">${short(v * 1e6)}</text>`,
+    );
+  }
+  for (const series of panel.series) {
+    const d = series.points.map(([a, b], i) => `${i ? "L" : "M"}${x(a).toFixed(1)},${y(b).toFixed(1)}`).join(" ");
+    const dash = series.dashed ? ' stroke-dasharray="6 4"' : "";
+    s.push(
+      `<path d="${d}" fill="none" stroke="${PHASE_COLORS[series.phase] ?? "#999"}" stroke-width="2"${dash}><title>${esc(series.label)}</title></path>`,
+    );
+    for (const [a, b] of series.points) {
+      s.push(
+        `<circle cx="${x(a).toFixed(1)}" cy="${y(b).toFixed(1)}" r="2" fill="${PHASE_COLORS[series.phase] ?? "#999"}"/>`,
+      );
+    }
+  }
+  s.push("</g>");
+  return s.join("\n");
+}
+
+/** 1, 2 or 5 times a power of ten, at least v. */
+function niceCeil(v) {
+  const p = 10 ** Math.floor(Math.log10(v));
+  return [1, 2, 5, 10].map((m) => m * p).find((c) => c >= v);
+}
+
+/** The comparison's chart: one panel per workload, bars per implementation and N. */
+export function comparisonChart(c, summary, labels, subtitle) {
+  const ids = Object.keys(summary);
+  const panel = (title, metric, unit, better) => ({
+    title,
+    unit,
+    better,
+    groups: c.sizes.map((n) => ({
+      label: `N = ${pow10(n)}`,
+      bars: ids.map((id) => ({ impl: id, value: summary[id][metric]?.[n] })),
+    })),
+  });
+  const panels = [
+    panel("offer", "offer", "ops/s", "higher"),
+    panel("cancel", "cancel", "ops/s", "higher"),
+    panel("drain (poll per item)", "drain", "ops/s", "higher"),
+    panel("memory per pending item", "mem", "bytes", "lower"),
+    {
+      title: `churn (${pow10(c.churn.pending)} pending, offer + cancel)`,
+      unit: "steps/s",
+      better: "higher",
+      groups: [
+        { label: `${pow10(c.churn.steps)} steps`, bars: ids.map((id) => ({ impl: id, value: summary[id].churn })) },
+      ],
+    },
+  ];
+  return chart(panels, Object.fromEntries(ids.map((id) => [id, labels[id]])), subtitle);
+}
+
+/** The growth curves: per runtime, at its largest N, offer, cancel and drain per block. */
+export function growthChart(growth, labels, subtitle) {
+  const panels = Object.values(growth).map((byImpl) => {
+    const n = Math.max(...Object.keys(byImpl.tarry).map(Number));
+    return {
+      title: `${byImpl.tarry[n].runtime}, N = ${pow10(n)}`,
+      xLabel: "operations done in the phase",
+      series: GROWTH_IMPLS.flatMap((id) =>
+        ["offer", "cancel", "drain"].map((phase) => ({
+          label: `${labels[id]}: ${phase}`,
+          phase,
+          dashed: id !== "tarry",
+          points: byImpl[id][n][phase].blocks.map((v, k) => [((k + 1) * byImpl[id][n].block) / 1e6, v]),
+        })),
+      ),
+    };
+  });
+  return curves(panels, subtitle);
 }

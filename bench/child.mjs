@@ -3,54 +3,19 @@
 //
 //   node --expose-gc bench/child.mjs <task> <impl> [n] [extra]
 //
-// Tasks: mem (bytes per pending item), ops (offer, cancel, drain at N), churn, expiry.
+// Tasks: mem (bytes per pending item), ops (offer, cancel, drain at N), churn, expiry,
+// growth (bench/growth.mjs: cost per block of 10^6 operations up to N, with full GCs).
 // Prints one JSON line. Every workload uses the same seeded random numbers for every
 // implementation.
 
+import { growth } from "./workloads/growth.mjs";
 import { IMPLS } from "./impls.mjs";
-import { rng } from "./rng.mjs";
+import { median } from "./numbers.mjs";
+import { rng, sample, uniform } from "./rng.mjs";
+import { fullGcs, memoryInUse } from "./runtimes/node.mjs";
 
 const HOUR = 3_600_000;
 const now = () => performance.now();
-
-function uniform(n, lo, hi, seed) {
-  const r = rng(seed);
-  const a = new Float64Array(n);
-  for (let i = 0; i < n; i++) a[i] = lo + r() * (hi - lo);
-  return a;
-}
-
-/** k distinct indices of 0..n-1 in random order (partial Fisher–Yates). */
-function sample(n, k, seed) {
-  const r = rng(seed);
-  const p = new Int32Array(n);
-  for (let i = 0; i < n; i++) p[i] = i;
-  for (let i = 0; i < k; i++) {
-    const j = i + Math.floor(r() * (n - i));
-    const t = p[i];
-    p[i] = p[j];
-    p[j] = t;
-  }
-  return p.subarray(0, k);
-}
-
-const median = (xs) => {
-  const s = [...xs].sort((a, b) => a - b);
-  return s.length % 2 ? s[s.length >> 1] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
-};
-
-async function settleGc() {
-  for (let i = 0; i < 3; i++) {
-    globalThis.gc();
-    await new Promise((r) => setImmediate(r));
-  }
-}
-
-function used() {
-  const m = process.memoryUsage();
-  // In Node 20, external already counts array buffers and the WebAssembly memory.
-  return m.heapUsed + m.external;
-}
 
 /** Counts definite order inversions: a before b although a's deadline is surely later. */
 function inversions(order, count, lo, hi) {
@@ -75,13 +40,13 @@ function complete(order, count, n) {
 
 async function mem(make, n) {
   const delays = uniform(n, HOUR, 2 * HOUR, 1);
-  await settleGc();
-  const before = used();
+  const before = await memoryInUse();
   const q = make();
   for (let i = 0; i < n; i++) q.offer(i, delays[i]);
-  await settleGc();
-  const after = used();
-  if (q.size !== n) throw new Error(`size ${q.size} after ${n} offers`);
+  const after = await memoryInUse();
+  // Both stay alive until both readings are taken: a collected `delays` would take its
+  // 8 bytes per item off the second reading.
+  if (q.size !== n || delays.length !== n) throw new Error(`size ${q.size} after ${n} offers`);
   return { bytesPerItem: (after - before) / n };
 }
 
@@ -114,9 +79,12 @@ function offerMany(make, n, delays) {
   return t1 - t0;
 }
 
-/** n already-expired items taken with poll() (or one drain() when batch). */
-function drain(make, n, delays, batch) {
-  const q = make();
+/**
+ * Offers item i due in delays[i] for every i; each deadline lies in [lo[i], hi[i]], the
+ * clock read just before and just after its offer.
+ */
+function offerBounded(q, delays) {
+  const n = delays.length;
   const lo = new Float64Array(n);
   const hi = new Float64Array(n);
   for (let i = 0; i < n; i++) {
@@ -124,6 +92,13 @@ function drain(make, n, delays, batch) {
     q.offer(i, delays[i]);
     hi[i] = now() + delays[i];
   }
+  return { lo, hi };
+}
+
+/** n already-expired items taken with poll() (or one drain() when batch). */
+function drain(make, n, delays, batch) {
+  const q = make();
+  const { lo, hi } = offerBounded(q, delays);
   const order = new Int32Array(n);
   let count = 0;
   let t0, t1;
@@ -148,13 +123,7 @@ function drain(make, n, delays, batch) {
 async function drainTimers(make, n) {
   const q = make();
   const delays = uniform(n, 0, 5, 4);
-  const lo = new Float64Array(n);
-  const hi = new Float64Array(n);
-  for (let i = 0; i < n; i++) {
-    lo[i] = now() + delays[i];
-    q.offer(i, delays[i]);
-    hi[i] = now() + delays[i];
-  }
+  const { lo, hi } = offerBounded(q, delays);
   const spin = now() + 10;
   while (now() < spin);
   const order = new Int32Array(n);
@@ -179,11 +148,11 @@ function warm(f, ms = 200) {
 async function ops(make, n, isTimeouts) {
   const delays = uniform(n, HOUR, 2 * HOUR, 1);
   const past = uniform(n, -2 * HOUR, -HOUR, 2);
-  const victims = sample(n, n >> 1, 3);
+  const victims = sample(n, n >> 1, rng(3));
   // Warm-up at 10^4 for a while, so that the JIT (and V8's wasm tier-up, which starts
   // every wasm function in a baseline compiler) has done its work before measuring.
   const w = Math.min(n, 10_000);
-  const wv = sample(w, w >> 1, 5);
+  const wv = sample(w, w >> 1, rng(5));
   warm(() => {
     offerCancel(make, w, delays.subarray(0, w), wv);
     if (!isTimeouts) {
@@ -273,7 +242,7 @@ async function expiry(make, n, fromMs, toMs) {
   // Warm the JIT first, so that offering n items takes well under `fromMs`.
   const w = 10_000;
   const wd = uniform(w, HOUR, 2 * HOUR, 8);
-  const wv = sample(w, w >> 1, 9);
+  const wv = sample(w, w >> 1, rng(9));
   warm(() => offerCancel(make, w, wd, wv));
   const q = make();
   let arms = 0;
@@ -283,8 +252,6 @@ async function expiry(make, n, fromMs, toMs) {
     return hostSetTimeout.apply(this, args);
   };
   const delays = uniform(n, fromMs, toMs, 7);
-  const lo = new Float64Array(n);
-  const hi = new Float64Array(n);
   const order = new Int32Array(n);
   const at = new Float64Array(n);
   const consumer = (async () => {
@@ -294,11 +261,7 @@ async function expiry(make, n, fromMs, toMs) {
     }
   })();
   const t0 = now();
-  for (let i = 0; i < n; i++) {
-    lo[i] = now() + delays[i];
-    q.offer(i, delays[i]);
-    hi[i] = now() + delays[i];
-  }
+  const { lo, hi } = offerBounded(q, delays);
   const offeredIn = now() - t0;
   await consumer;
   globalThis.setTimeout = hostSetTimeout;
@@ -352,6 +315,13 @@ switch (task) {
   case "expiry":
     out = await expiry(make, Number(a), Number(b), Number(c));
     break;
+  case "growth": {
+    const gcs = fullGcs();
+    out = await growth(make, Number(a), { block: Number(b ?? 1e6), memory: memoryInUse });
+    out.gcs = await gcs.stop();
+    out.runtime = `Node ${process.version}`;
+    break;
+  }
   default:
     throw new Error(`unknown task ${task}`);
 }

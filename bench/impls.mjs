@@ -4,9 +4,11 @@
 export const IMPLS = {
   tarry: {
     label: "tarry",
-    about: 'tarry\'s DelayQueue, imported as a user would (`import { DelayQueue } from "tarry"`)',
+    about:
+      'tarry\'s DelayQueue, imported as a user would (`import { DelayQueue, init } from "tarry-queue"`; `await init()`, at once outside browsers)',
     load: async () => {
-      const { DelayQueue } = await import("tarry-queue");
+      const { DelayQueue, init } = await import("tarry-queue");
+      await init();
       return () => new DelayQueue();
     },
   },

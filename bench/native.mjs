@@ -1,11 +1,12 @@
 // The native comparison as a markdown table, from what `cargo bench` (benches/native.rs)
-// left in target/criterion: tarry's core against tokio-util's DelayQueue, and the heap
-// arities. Prints ns per item (criterion's median) and the ratio tokio ÷ tarry.
+// left in target/criterion: tarry's core against tokio-util's DelayQueue, and tarry's heap at
+// three arities. Prints ns per item (criterion's median) and the ratio tokio ÷ tarry.
 //
 //   cargo bench && node bench/native.mjs
 
 import { readFileSync, readdirSync, existsSync } from "node:fs";
 import { fileURLToPath } from "node:url";
+import { ns, pow10 } from "./numbers.mjs";
 
 const root = fileURLToPath(new URL("../target/criterion/", import.meta.url));
 
@@ -18,9 +19,6 @@ function nsPerItem(id) {
   const items = bench.throughput?.Elements ?? 1;
   return est.median.point_estimate / items;
 }
-
-const pow10 = (n) => (Number.isInteger(Math.log10(n)) ? `10^${Math.log10(n)}` : String(n));
-const ns = (x) => (x == null ? "–" : x < 10 ? x.toFixed(2) : x.toPrecision(3));
 
 const out = [];
 out.push("| operation | N | tarry core, ns/item | tokio-util DelayQueue, ns/item | tarry faster by |");
@@ -50,7 +48,9 @@ const arityDirs = existsSync(`${root}arity`) ? readdirSync(`${root}arity`) : [];
 const arities = [...new Set(arityDirs.map((d) => d.match(/^(\d+)_/)?.[1]).filter(Boolean))].sort((a, b) => a - b);
 if (arities.length) {
   out.push("");
-  out.push(`| heap replica at N = 10^6, ns/item | ${arities.map((a) => `${a}-ary`).join(" | ")} |`);
+  out.push(
+    `| tarry's heap (src/heap.rs) by arity, N = 10^6, ns/item | ${arities.map((a) => `${a}-ary`).join(" | ")} |`,
+  );
   out.push(`| --- | ${arities.map(() => "---:").join(" | ")} |`);
   for (const op of ["insert", "remove", "pop"]) {
     out.push(`| ${op} | ${arities.map((a) => ns(nsPerItem(`arity/${a}_${op}/1000000`))).join(" | ")} |`);

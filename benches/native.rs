@@ -15,8 +15,8 @@
 //! * `remove/{tarry,tokio}/N`: N/2 removals by handle/key in random order from N.
 //! * `pop/{tarry,tokio}/N`: N expired items taken one at a time.
 //! * `churn/{tarry,tokio}`: 10^5 pending, then 10^6 × (insert one, remove a random one).
-//! * `arity/{2,4,8}/{insert,remove,pop}/10^6`: a bench-local replica of `src/heap.rs` with
-//!   the arity as a parameter (tarry's own heap is 4-ary), to show what the choice buys.
+//! * `arity/{2,4,8}/{insert,remove,pop}/10^6`: tarry's own heap (`src/heap.rs`, whose arity
+//!   is a const parameter, 4 by default) at three arities, to show what the choice buys.
 
 use std::hint::black_box;
 use std::sync::Arc;
@@ -24,7 +24,7 @@ use std::task::{Context, Poll, Wake, Waker};
 use std::time::Duration;
 
 use criterion::{criterion_group, criterion_main, BatchSize, BenchmarkId, Criterion, SamplingMode, Throughput};
-use tarry_queue::{DelayQueue, Handle, ManualClock};
+use tarry_queue::{DelayQueue, Handle, Heap, ManualClock};
 use tokio::runtime::Runtime;
 use tokio_util::time::{delay_queue::Key, DelayQueue as TokioQueue};
 
@@ -274,115 +274,6 @@ fn churn(c: &mut Criterion) {
     g.finish();
 }
 
-/// A replica of `src/heap.rs` (16-byte entries carrying their whole key, a slot table of
-/// positions, a free list) with the arity as a parameter. Generations are left out: they
-/// cost the same at every arity.
-mod replica {
-    #[derive(Clone, Copy)]
-    struct Entry {
-        deadline: f64,
-        seq: u32,
-        slot: u32,
-    }
-
-    impl Entry {
-        #[inline(always)]
-        fn before(&self, o: &Entry) -> bool {
-            self.deadline < o.deadline || (self.deadline == o.deadline && self.seq < o.seq)
-        }
-    }
-
-    #[derive(Default)]
-    pub struct Heap<const A: usize> {
-        entries: Vec<Entry>,
-        pos: Vec<u32>,
-        free: Vec<u32>,
-        seq: u32,
-    }
-
-    impl<const A: usize> Heap<A> {
-        pub fn insert(&mut self, deadline: f64) -> u32 {
-            let slot = self.free.pop().unwrap_or_else(|| {
-                self.pos.push(0);
-                (self.pos.len() - 1) as u32
-            });
-            self.seq += 1;
-            let e = Entry { deadline, seq: self.seq, slot };
-            self.entries.push(e);
-            self.sift_up(self.entries.len() - 1, e);
-            slot
-        }
-
-        pub fn pop(&mut self) -> Option<(f64, u32)> {
-            let head = *self.entries.first()?;
-            self.remove_at(0);
-            Some((head.deadline, head.slot))
-        }
-
-        pub fn remove(&mut self, slot: u32) {
-            self.remove_at(self.pos[slot as usize] as usize);
-        }
-
-        fn remove_at(&mut self, i: usize) {
-            let removed = self.entries[i].slot;
-            let last = self.entries.pop().unwrap();
-            if i < self.entries.len() {
-                if i > 0 && last.before(&self.entries[(i - 1) / A]) {
-                    self.sift_up(i, last);
-                } else {
-                    self.sift_down(i, last);
-                }
-            }
-            self.free.push(removed);
-        }
-
-        #[inline]
-        fn place(&mut self, i: usize, e: Entry) {
-            self.entries[i] = e;
-            self.pos[e.slot as usize] = i as u32;
-        }
-
-        fn sift_up(&mut self, mut i: usize, e: Entry) {
-            while i > 0 {
-                let p = (i - 1) / A;
-                let parent = self.entries[p];
-                if !e.before(&parent) {
-                    break;
-                }
-                self.place(i, parent);
-                i = p;
-            }
-            self.place(i, e);
-        }
-
-        fn sift_down(&mut self, mut i: usize, e: Entry) {
-            let n = self.entries.len();
-            loop {
-                let first = A * i + 1;
-                if first >= n {
-                    break;
-                }
-                let last = (first + A).min(n);
-                let mut best = first;
-                let mut best_entry = self.entries[first];
-                for c in first + 1..last {
-                    let candidate = self.entries[c];
-                    if candidate.before(&best_entry) {
-                        best = c;
-                        best_entry = candidate;
-                    }
-                }
-                if !best_entry.before(&e) {
-                    break;
-                }
-                self.place(i, best_entry);
-                i = best;
-            }
-            self.place(i, e);
-        }
-    }
-}
-
 fn arity_case<const A: usize>(
     g: &mut criterion::BenchmarkGroup<'_, criterion::measurement::WallTime>,
     ds: &[f64],
@@ -390,17 +281,17 @@ fn arity_case<const A: usize>(
 ) {
     let n = ds.len();
     let filled = || {
-        let mut h = replica::Heap::<A>::default();
-        let slots: Vec<u32> = ds.iter().map(|&d| h.insert(d)).collect();
+        let mut h = Heap::<(), A>::default();
+        let slots: Vec<u32> = ds.iter().map(|&d| h.insert(d, ()).unwrap()).collect();
         (h, slots)
     };
     g.throughput(Throughput::Elements(n as u64));
     g.bench_function(BenchmarkId::new(format!("{A}/insert"), n), |b| {
         b.iter_batched(
-            replica::Heap::<A>::default,
+            Heap::<(), A>::default,
             |mut h| {
                 for &d in ds {
-                    black_box(h.insert(d));
+                    black_box(h.insert(d, ()).unwrap());
                 }
                 h
             },

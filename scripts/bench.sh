@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# Benchmarks tarry against its peers (`npm run bench`, `npm run bench -- --full`); see
-# bench/run.mjs for the options. The native comparison with tokio-util is `cargo bench`.
+# Benchmarks tarry against its peers and measures its cost as the queue grows (`npm run
+# bench`, `npm run bench -- --full`); see bench/options.mjs for the options. The native
+# comparison with tokio-util is `cargo bench`.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 # tarry-queue/redis against BullMQ on a private Redis (bench/redis/run.mjs); no wasm needed.
@@ -10,6 +11,8 @@ if [ "${1:-}" = "--redis" ]; then
   exec "${npm_node_execpath:-node}" bench/redis/run.mjs "$@"
 fi
 bash scripts/build.sh --if-stale
+# The growth curve runs in Chromium too (the full run and the smoke run): the browser tests' Chromium.
+bash scripts/setup-browser.sh
 # Under npm, node_modules/.bin (with the node24 devDependency's `node`) comes first on PATH:
 # run on the Node that runs npm, the machine's.
 exec "${npm_node_execpath:-node}" bench/run.mjs "$@"

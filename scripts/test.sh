@@ -45,7 +45,7 @@ limit 1500 cargo test --quiet
 step "wasm-bindgen-test under Node (src/) and in headless Chromium (tests/browser.rs)"
 limit 1200 cargo test --target wasm32-unknown-unknown --lib --tests
 
-step "benchmark smoke run (tiny N: every implementation runs, order verified, no early delivery)"
+step "benchmark smoke run (tiny N: every implementation, workload and runtime runs; order verified, no early delivery)"
 limit 300 node bench/run.mjs --smoke
 
 step "JS tests against the built package (node:test)"

@@ -21,10 +21,8 @@
 //!   taking an item touches one slot record, not two arrays (for the wasm binding the value
 //!   is `()` and a slot is 8 bytes).
 //! * Four children per node make the heap shallower than a binary one (fewer cache
-//!   misses on the way down); `cargo bench` compares arities.
-
-/// Children per node.
-pub(crate) const ARITY: usize = 4;
+//!   misses on the way down). The arity is a const parameter (default 4) so that
+//!   `cargo bench` compares arities on this very heap.
 
 /// Bits of a handle that hold its slot; the generation sits above them.
 pub(crate) const SLOT_BITS: u32 = 26;
@@ -34,9 +32,6 @@ pub(crate) const MAX_GENERATION: u32 = (1 << 27) - 1;
 
 /// Bits of a tag, at the top of the generation.
 const TAG_BITS: u32 = 12;
-
-/// Pad entries before the root; see `Heap::at`.
-const PAD: usize = ARITY - 1;
 
 /// The most slots a heap can hold.
 pub(crate) const MAX_SLOTS: usize = 1 << SLOT_BITS;
@@ -51,7 +46,7 @@ const NIL: u32 = FREE - 1;
 /// One heap entry: the sort key and the slot it belongs to.
 #[derive(Debug, Clone, Copy, PartialEq)]
 #[repr(C)]
-pub(crate) struct Entry {
+pub struct Entry {
     pub deadline: f64,
     pub seq: u32,
     pub slot: u32,
@@ -94,7 +89,8 @@ impl<V> Slot<V> {
     }
 }
 
-pub(crate) struct Heap<V> {
+/// An indexed min-heap with `ARITY` children per node; see the module documentation.
+pub struct Heap<V, const ARITY: usize = 4> {
     entries: Chunked<Entry>,
     slots: Chunked<Slot<V>>,
     free_head: u32,
@@ -104,40 +100,54 @@ pub(crate) struct Heap<V> {
     first_generation: u32,
 }
 
-impl<V> Drop for Heap<V> {
+/// A heap with tag 0 (for benches and tests that use one heap alone).
+impl<V, const ARITY: usize> Default for Heap<V, ARITY> {
+    fn default() -> Self {
+        Self::new(0)
+    }
+}
+
+impl<V, const ARITY: usize> Drop for Heap<V, ARITY> {
     fn drop(&mut self) {
         self.clear();
     }
 }
 
-impl<V> Heap<V> {
+impl<V, const ARITY: usize> Heap<V, ARITY> {
+    // Logical position i lives at entries[i + PAD]: ARITY - 1 pad entries put the children of
+    // every node (logical 4i+1..=4i+4, physical 4i+4..=4i+7 for arity 4) at a multiple of
+    // ARITY, so that with 16-byte entries in 64-byte-aligned chunks they share one cache line.
+    const PAD: usize = ARITY - 1;
+
     /// An empty heap whose handles carry `tag` (taken modulo 2¹²) in their high bits.
     pub fn new(tag: u32) -> Self {
         let first_generation = 1 + ((tag % (1 << TAG_BITS)) << (27 - TAG_BITS));
         Self { entries: Chunked::default(), slots: Chunked::default(), free_head: NIL, next_seq: 0, first_generation }
     }
 
-    // Logical position i lives at entries[i + PAD]: three pad entries put the children of
-    // every node (logical 4i+1..=4i+4, physical 4i+4..=4i+7) in one aligned 64-byte line.
-
     #[inline]
     pub fn len(&self) -> usize {
-        self.entries.len().saturating_sub(PAD)
+        self.entries.len().saturating_sub(Self::PAD)
+    }
+
+    #[inline]
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
     }
 
     #[inline(always)]
     fn at(&self, i: usize) -> Entry {
-        self.entries[i + PAD]
+        self.entries[i + Self::PAD]
     }
 
     #[inline]
     pub fn head(&self) -> Option<&Entry> {
-        (self.len() > 0).then(|| &self.entries[PAD])
+        (!self.is_empty()).then(|| &self.entries[Self::PAD])
     }
 
     /// Live entries in heap order (not sorted).
     pub fn entries(&self) -> impl Iterator<Item = &Entry> {
-        (PAD..self.entries.len()).map(move |i| &self.entries[i])
+        (Self::PAD..self.entries.len()).map(move |i| &self.entries[i])
     }
 
     /// Packs a live slot's handle.
@@ -180,7 +190,7 @@ impl<V> Heap<V> {
         let slot = self.allocate(value)?;
         let seq = self.take_seq();
         if self.entries.len() == 0 {
-            for _ in 0..PAD {
+            for _ in 0..Self::PAD {
                 self.entries.push(Entry { deadline: f64::NEG_INFINITY, seq: 0, slot: u32::MAX });
             }
         }
@@ -213,7 +223,8 @@ impl<V> Heap<V> {
         let seq = self.take_seq();
         let i = self.slots[slot as usize].pos as usize;
         let entry = Entry { deadline, seq, slot };
-        if i > 0 && entry.before(&self.at((i - 1) / ARITY)) {
+        // As in `remove_at`: an entry moved later than where it was cannot rise.
+        if i > 0 && entry.before(&self.at(i)) && entry.before(&self.at((i - 1) / ARITY)) {
             self.sift_up(i, entry);
         } else {
             self.sift_down(i, entry);
@@ -222,7 +233,7 @@ impl<V> Heap<V> {
 
     /// Removes every entry; slots keep their generations so that old handles stay stale.
     pub fn clear(&mut self) {
-        while self.len() > 0 {
+        while !self.is_empty() {
             let e = self.entries.pop().expect("a live entry");
             drop(self.release(e.slot));
         }
@@ -230,24 +241,26 @@ impl<V> Heap<V> {
     }
 
     fn remove_at(&mut self, i: usize) -> V {
-        let removed = self.at(i).slot;
+        let removed = self.at(i);
         let last = self.entries.pop().expect("remove_at on a non-empty heap");
         if i < self.len() {
-            if i > 0 && last.before(&self.at((i - 1) / ARITY)) {
+            // The parent is no later than the removed entry: when `last` is not earlier than
+            // that entry it cannot rise, and the parent's cache line need not be read.
+            if i > 0 && last.before(&removed) && last.before(&self.at((i - 1) / ARITY)) {
                 self.sift_up(i, last);
             } else {
                 self.sift_down(i, last);
             }
         }
-        if self.len() == 0 {
+        if self.is_empty() {
             self.entries.clear(); // the pads
         }
-        self.release(removed)
+        self.release(removed.slot)
     }
 
     #[inline(always)]
     fn place(&mut self, i: usize, e: Entry) {
-        self.entries[i + PAD] = e;
+        self.entries[i + Self::PAD] = e;
         self.slots[e.slot as usize].pos = i as u32;
     }
 
@@ -340,7 +353,7 @@ impl<V> Heap<V> {
     /// outcome, so the heap needs no repair.
     #[cold]
     fn renumber(&mut self) {
-        let mut order: Vec<usize> = (PAD..self.entries.len()).collect();
+        let mut order: Vec<usize> = (Self::PAD..self.entries.len()).collect();
         let entries = &self.entries;
         order.sort_unstable_by(|&a, &b| entries[a].order(&entries[b]));
         for (rank, i) in order.into_iter().enumerate() {

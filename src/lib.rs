@@ -29,10 +29,16 @@ mod tests;
 // (component/) builds the core alone.
 #[cfg(all(target_arch = "wasm32", target_os = "unknown"))]
 mod binding;
+#[cfg(all(target_arch = "wasm32", target_os = "unknown"))]
+mod growth;
 
 #[cfg(not(target_arch = "wasm32"))]
 pub use clock::SystemClock;
 pub use clock::{Clock, ManualClock};
 pub use driver::Driver;
+/// The indexed heap under [`DelayQueue`], exported for `benches/native.rs` to compare
+/// arities on the real code; not part of the API.
+#[doc(hidden)]
+pub use heap::Heap;
 pub use lateness::Lateness;
 pub use queue::{DelayQueue, Expired, Handle, OfferError, Refusal, MAX_ITEMS};

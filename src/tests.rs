@@ -666,7 +666,7 @@ fn tags_sit_in_the_high_bits_and_wrap_after_4096() {
     use crate::heap::Heap;
     let mut first = Vec::new();
     for tag in [0u32, 1, 4095, 4096] {
-        let mut h = Heap::new(tag);
+        let mut h: Heap<()> = Heap::new(tag);
         let slot = h.insert(1.0, ()).unwrap();
         let raw = h.handle_of(slot);
         assert!(raw < 1 << 53);
@@ -675,4 +675,71 @@ fn tags_sit_in_the_high_bits_and_wrap_after_4096() {
     }
     assert_eq!(first[0], first[3], "tags are taken modulo 2^12");
     assert!(first.iter().all(|g| (1..=MAX_GENERATION).contains(g)));
+}
+
+#[derive(Debug, Clone)]
+enum HeapOp {
+    Insert(f64),
+    Remove(usize),
+    Update(usize, f64),
+    Pop,
+}
+
+fn heap_op() -> impl Strategy<Value = HeapOp> {
+    let deadline = (0i32..30).prop_map(f64::from);
+    prop_oneof![
+        5 => deadline.clone().prop_map(HeapOp::Insert),
+        2 => any::<usize>().prop_map(HeapOp::Remove),
+        1 => (any::<usize>(), deadline).prop_map(|(i, d)| HeapOp::Update(i, d)),
+        2 => Just(HeapOp::Pop),
+    ]
+}
+
+/// The heap at any arity (`cargo bench` compares 2, 4 and 8) against the sorted-Vec model:
+/// every pop yields the model's first item, and the invariants hold after each step.
+fn heap_agrees_with_the_model<const A: usize>(ops: &[HeapOp]) -> Result<(), TestCaseError> {
+    let mut heap = crate::heap::Heap::<u32, A>::default();
+    let mut model: Vec<(f64, u64, u32)> = Vec::new(); // deadline, seq, slot
+    let mut seq = 0u64;
+    let sort = |m: &mut Vec<(f64, u64, u32)>| m.sort_by(|a, b| a.0.total_cmp(&b.0).then(a.1.cmp(&b.1)));
+    for op in ops {
+        match *op {
+            HeapOp::Insert(d) => {
+                let slot = heap.insert(d, 0).unwrap();
+                seq += 1;
+                model.push((d, seq, slot));
+                sort(&mut model);
+            }
+            HeapOp::Remove(i) if !model.is_empty() => {
+                let (d, _, slot) = model.remove(i % model.len());
+                prop_assert_eq!(heap.remove(slot).0.deadline, d);
+            }
+            HeapOp::Update(i, d) if !model.is_empty() => {
+                let k = i % model.len();
+                heap.update(model[k].2, d);
+                seq += 1;
+                model[k] = (d, seq, model[k].2);
+                sort(&mut model);
+            }
+            HeapOp::Pop => {
+                let got = heap.pop().map(|(e, _)| (e.deadline, e.slot));
+                let expected = (!model.is_empty()).then(|| model.remove(0)).map(|(d, _, s)| (d, s));
+                prop_assert_eq!(got, expected);
+            }
+            _ => {}
+        }
+        heap.check();
+        prop_assert_eq!(heap.len(), model.len());
+    }
+    Ok(())
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 200, ..ProptestConfig::default() })]
+    #[test]
+    fn heaps_of_every_benchmarked_arity_keep_order(ops in proptest::collection::vec(heap_op(), 1..400)) {
+        heap_agrees_with_the_model::<2>(&ops)?;
+        heap_agrees_with_the_model::<4>(&ops)?;
+        heap_agrees_with_the_model::<8>(&ops)?;
+    }
 }

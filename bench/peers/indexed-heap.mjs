@@ -1,16 +1,16 @@
 // The fair peer: the same design as tarry's core, written carefully in plain JS.
 //
-// An indexed d-ary min-heap of (deadline, sequence) keys in typed arrays (struct of arrays,
+// An indexed 4-ary min-heap of (deadline, sequence) keys in typed arrays (struct of arrays,
 // so sifting touches flat memory and nothing is allocated per item), a slot table mapping
 // each slot to its heap position for O(log n) cancel, a free list threaded through the
 // position array, and generation-tagged handles (generation · 2³² + slot) so a stale
 // handle never names a newer item. Values live in a plain array indexed by slot.
-// Arrays grow by doubling. `ARITY` is a module constant so V8 folds it; bench/run.mjs
-// --arity compares 2 and 4 (4 won here, as in the Rust core).
+// Arrays grow by doubling. Four children per node, as in tarry's core; `ARITY` is a module
+// constant so that V8 folds it.
 
 import { TimerQueue } from "./timer-queue.mjs";
 
-const ARITY = Number(process.env.BENCH_HEAP_ARITY ?? 4) === 2 ? 2 : 4;
+const ARITY = 4;
 const TWO32 = 4294967296;
 
 export class IndexedHeap {

@@ -41,7 +41,7 @@ export class TimerQueue {
     return h;
   }
 
-  /** Batch offer with one clock reading, the shape issue 4 suggests for tarry. */
+  /** Batch offer with one clock reading, as tarry's offerMany(). */
   offerMany(values, delays) {
     const now = performance.now();
     if (now > this.#seen) this.#seen = now;
