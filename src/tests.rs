@@ -701,7 +701,7 @@ fn heap_agrees_with_the_model<const A: usize>(ops: &[HeapOp]) -> Result<(), Test
     let mut heap = crate::heap::Heap::<u32, A>::default();
     let mut model: Vec<(f64, u64, u32)> = Vec::new(); // deadline, seq, slot
     let mut seq = 0u64;
-    let sort = |m: &mut Vec<(f64, u64, u32)>| m.sort_by(|a, b| a.0.total_cmp(&b.0).then(a.1.cmp(&b.1)));
+    let sort = |m: &mut Vec<(f64, u64, u32)>| m.sort_by(|a, b| key_order((a.0, a.1), (b.0, b.1)));
     for op in ops {
         match *op {
             HeapOp::Insert(d) => {
@@ -735,7 +735,7 @@ fn heap_agrees_with_the_model<const A: usize>(ops: &[HeapOp]) -> Result<(), Test
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig { cases: 200, ..ProptestConfig::default() })]
+    #![proptest_config(ProptestConfig { cases: cases(200), ..ProptestConfig::default() })]
     #[test]
     fn heaps_of_every_benchmarked_arity_keep_order(ops in proptest::collection::vec(heap_op(), 1..400)) {
         heap_agrees_with_the_model::<2>(&ops)?;
