@@ -3,9 +3,8 @@
 # or $FUZZ_SECONDS), where `npm test` runs short seeded runs. Two thirds of the time: the JS
 # face against its model and the snapshot decoder (tests/fuzz/run.mjs); the rest: the core's
 # property tests (src/tests.rs: props_* and the heap at every arity) with many cases in a
-# release build. Each prints what
-# it found (a failing JS run prints its seed and a shrunk replay command; proptest prints the
-# minimal failing input). Exits non-zero if anything failed.
+# release build. Each prints what it found (a failing JS run prints its seed and a shrunk
+# replay command; proptest prints the minimal failing input). Exits non-zero if anything failed.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 secs=${1:-${FUZZ_SECONDS:-600}}
