@@ -4,9 +4,23 @@
 
 import { Deadlines } from "./wasm.js";
 
+/**
+ * Whether `x` is a revoked Proxy, on which every operation throws the engine's TypeError
+ * (naming no argument). Array.isArray tells without running any trap of a live Proxy.
+ */
+export function isRevoked(x) {
+  try {
+    Array.isArray(x);
+    return false;
+  } catch {
+    return true;
+  }
+}
+
 /** How an argument is named in a message: its type, and its value when short. */
 export function describe(x) {
   if (x === null || x === undefined) return String(x);
+  if (isRevoked(x)) return "a revoked Proxy";
   if (typeof x === "string") return JSON.stringify(x.length > 20 ? `${x.slice(0, 20)}…` : x);
   if (typeof x === "object" || typeof x === "function") return typeof x;
   return `${typeof x} ${String(x)}`;
@@ -80,7 +94,8 @@ export function epochOf(deadline) {
 /** An options bag: undefined or an object. */
 export function options(o, name) {
   if (o === undefined) return {};
-  if (o === null || typeof o !== "object") throw new TypeError(`${name} must be an object, got ${describe(o)}`);
+  if (o === null || typeof o !== "object" || isRevoked(o))
+    throw new TypeError(`${name} must be an object, got ${describe(o)}`);
   return o;
 }
 
@@ -108,6 +123,7 @@ export function checkSignal(signal) {
   if (
     signal === null ||
     typeof signal !== "object" ||
+    isRevoked(signal) ||
     typeof signal.addEventListener !== "function" ||
     typeof signal.aborted !== "boolean"
   ) {

@@ -44,7 +44,7 @@
 // Storage layout, under `prefix` (default "tarry:"): `item:<id>` → { value, deadline, seq }
 // (deadline in epoch ms; seq orders equal deadlines) and `next` → the next id/seq.
 
-import { checkMs, checkValue, describe, epochOf, options } from "./arguments.js";
+import { checkMs, checkValue, describe, epochOf, isRevoked, options } from "./arguments.js";
 import { Slots } from "./slots.js";
 import { Deadlines } from "./wasm.js";
 
@@ -147,7 +147,12 @@ export class DurableDelayQueue {
   static async open(storage, opts) {
     // What it calls (writes go through transaction(): txn.put, txn.delete, txn.*Alarm).
     const methods = ["get", "list", "transaction", "getAlarm", "setAlarm", "deleteAlarm"];
-    if (storage === null || typeof storage !== "object" || methods.some((m) => typeof storage[m] !== "function")) {
+    if (
+      storage === null ||
+      typeof storage !== "object" ||
+      isRevoked(storage) ||
+      methods.some((m) => typeof storage[m] !== "function")
+    ) {
       throw new TypeError(`storage must be a Durable Object's storage (ctx.storage), got ${describe(storage)}`);
     }
     const { prefix = "tarry:" } = options(opts, "options");

@@ -35,6 +35,7 @@ import {
   checkValue,
   describe,
   epochOf,
+  isRevoked,
   isValue,
   options,
   thenable,
@@ -103,6 +104,11 @@ export class DelayQueue {
   offer(value, delayMs) {
     checkValue(value);
     checkMs(delayMs, "delayMs");
+    return this.#offerChecked(value, delayMs);
+  }
+
+  /** offer() of a value and delay already checked (their checks read a value's `then` once). */
+  #offerChecked(value, delayMs) {
     const now = this.#tl.clock.now();
     return this.#insert(value, now + delayMs, now);
   }
@@ -114,7 +120,8 @@ export class DelayQueue {
    * delay, or a batch larger than the room left, throws and adds nothing.
    */
   offerMany(values, delays) {
-    if (!Array.isArray(values)) throw new TypeError(`values must be an array, got ${describe(values)}`);
+    if (isRevoked(values) || !Array.isArray(values))
+      throw new TypeError(`values must be an array, got ${describe(values)}`);
     const n = values.length;
     const vs = new Array(n);
     for (let i = 0; i < n; i++) {
@@ -126,7 +133,7 @@ export class DelayQueue {
     if (typeof delays === "number") {
       checkMs(delays, "delays");
       ds.fill(delays);
-    } else if (Array.isArray(delays) || delays instanceof Float64Array) {
+    } else if (!isRevoked(delays) && (Array.isArray(delays) || delays instanceof Float64Array)) {
       const m = delays.length;
       if (m !== n) throw new RangeError(`delays must have one delay per value: ${m} delays for ${n} values`);
       for (let i = 0; i < n; i++) {
@@ -208,7 +215,7 @@ export class DelayQueue {
     if (signal?.aborted) return Promise.reject(abortReason(signal));
     if (this.#putters.size === 0) {
       try {
-        const h = this.offer(value, delayMs);
+        const h = this.#offerChecked(value, delayMs);
         if (h !== null) return Promise.resolve(h);
       } catch (e) {
         return Promise.reject(e);
@@ -238,7 +245,7 @@ export class DelayQueue {
       if (slot < 0) return undefined;
     }
     const value = tl.values.take(slot);
-    if (this.#putters.size !== 0) this.#serve(tl.clock.now());
+    this.#changed();
     return value;
   }
 
@@ -339,8 +346,8 @@ export class DelayQueue {
 
   /** Removes and returns up to `max` expired items, in expiry order. */
   drain(max = Infinity) {
-    if (typeof max !== "number" || Number.isNaN(max)) throw new TypeError(`max must be a number, got ${describe(max)}`);
-    if (max < 0 || (max !== Infinity && !Number.isInteger(max)))
+    if (typeof max !== "number") throw new TypeError(`max must be a number, got ${describe(max)}`);
+    if (!(max >= 0) || (max !== Infinity && !Number.isInteger(max)))
       throw new RangeError(`max must be a non-negative integer or Infinity, got ${max}`);
     const tl = this.#tl;
     const slots = tl.open().drain(tl.clock.now(), max);
@@ -403,7 +410,9 @@ export class DelayQueue {
       try {
         value = await this.take();
       } catch (e) {
-        if (this.#tl.deadlines === null) return;
+        // Closed: the loop ends. Any other error (one that carries a value, a host refusing
+        // the timer) reaches the loop, even if the queue closed after it was thrown.
+        if (e instanceof ClosedError) return;
         throw e;
       }
       yield value;

@@ -15,6 +15,7 @@
 // The queue's methods (DelayQueue#snapshot, DelayQueue.restore) live in queue.js and call
 // these with its internals.
 
+import { isRevoked } from "./arguments.js";
 import { Deadlines } from "./wasm.js";
 
 export const SNAPSHOT_VERSION = 1;
@@ -31,7 +32,7 @@ export function writeSnapshot(slots, deadlines, values, clock) {
     const value = values.get(slots[i]);
     if (
       typeof value === "object"
-        ? !plainJson(value, 0)
+        ? !isPlain(value)
         : typeof value !== "string" && typeof value !== "boolean" && !Number.isFinite(value)
     ) {
       const problem = jsonProblem(value, "value");
@@ -58,20 +59,12 @@ export function readSnapshot(snapshot, capacity, clock, add) {
   const deadlines = new Float64Array(n);
   for (let i = 0; i < n; i++) {
     const item = items[i];
-    if (item === null || typeof item !== "object") {
-      throw new TypeError(
-        `DelayQueue.restore(): items[${i}] must be an object { value, deadline }, got ${item === null ? "null" : typeof item}`,
-      );
+    if (item === null || typeof item !== "object" || isRevoked(item)) {
+      throw new TypeError(`DelayQueue.restore(): items[${i}] must be an object { value, deadline }, got ${kind(item)}`);
     }
     const deadline = item.deadline;
     if (typeof deadline !== "number" || !Number.isFinite(deadline)) {
-      const got =
-        deadline === undefined && !("deadline" in item)
-          ? "nothing"
-          : kind(deadline) +
-            (typeof deadline === "number" || typeof deadline === "string"
-              ? ` ${JSON.stringify(String(deadline))}`
-              : "");
+      const got = deadline === undefined && !("deadline" in item) ? "nothing" : shown(deadline);
       throw new TypeError(
         `DelayQueue.restore(): items[${i}].deadline must be a finite number of epoch milliseconds, got ${got}`,
       );
@@ -84,7 +77,7 @@ export function readSnapshot(snapshot, capacity, clock, add) {
     }
     if (
       typeof value === "object"
-        ? !plainJson(value, 0)
+        ? !isPlain(value)
         : typeof value !== "string" && typeof value !== "boolean" && !Number.isFinite(value)
     ) {
       const problem = jsonProblem(value, `items[${i}].value`);
@@ -95,6 +88,19 @@ export function readSnapshot(snapshot, capacity, clock, add) {
   }
   const low = clock.offset().low;
   for (let i = 0; i < n; i++) add(values[i], clock.fromEpoch(deadlines[i], low));
+}
+
+/**
+ * Whether an object comes back the same from JSON (the fast check). False when looking
+ * throws (a revoked Proxy somewhere inside, whose every use throws): jsonProblem then says
+ * what is wrong, or throws what a getter of the caller's threw.
+ */
+function isPlain(value) {
+  try {
+    return plainJson(value, 0);
+  } catch {
+    return false;
+  }
 }
 
 /**
@@ -137,7 +143,7 @@ function refuse(Kind, message) {
  * queue, for a huge one) in O(1), without reading an item. The number of items.
  */
 function checkEnvelope(snapshot, capacity) {
-  if (snapshot === null || typeof snapshot !== "object" || Array.isArray(snapshot)) {
+  if (snapshot === null || typeof snapshot !== "object" || isRevoked(snapshot) || Array.isArray(snapshot)) {
     throw refuse(TypeError, `a snapshot must be an object { version, size, items }, got ${kind(snapshot)}`);
   }
   const { version, size, items } = snapshot;
@@ -148,18 +154,16 @@ function checkEnvelope(snapshot, capacity) {
         ? "missing field `version`: not a tarry snapshot"
         : typeof version === "number"
           ? `unsupported snapshot version ${version}: this tarry reads version ${SNAPSHOT_VERSION}`
-          : `invalid version: ${kind(version)} ${JSON.stringify(String(version))}, expected the number ${SNAPSHOT_VERSION}`,
+          : `invalid version: ${shown(version)}, expected the number ${SNAPSHOT_VERSION}`,
     );
   }
   if (!Number.isSafeInteger(size) || size < 0) {
     throw refuse(
       TypeError,
-      size === undefined
-        ? "missing field `size`"
-        : `invalid size: ${kind(size)} ${JSON.stringify(String(size))}, expected a count of items`,
+      size === undefined ? "missing field `size`" : `invalid size: ${shown(size)}, expected a count of items`,
     );
   }
-  if (!Array.isArray(items)) {
+  if (isRevoked(items) || !Array.isArray(items)) {
     throw refuse(
       TypeError,
       items === undefined
@@ -167,19 +171,32 @@ function checkEnvelope(snapshot, capacity) {
         : `invalid items: ${kind(items)}, expected an array of { value, deadline }`,
     );
   }
+  // Read once: an array-like Proxy may answer otherwise the second time.
+  const length = items.length;
   const max = Deadlines.maxItems();
-  if (items.length > Math.min(capacity, max)) {
+  if (length > Math.min(capacity, max)) {
     const most = capacity < max ? `the queue's capacity (${capacity})` : `tarry restores at once (${max})`;
-    throw refuse(RangeError, `the snapshot holds ${items.length} items, more than ${most}`);
+    throw refuse(RangeError, `the snapshot holds ${length} items, more than ${most}`);
   }
-  if (items.length !== size) {
-    throw refuse(TypeError, `the snapshot is truncated: it says it holds ${size} items and has ${items.length}`);
+  if (length !== size) {
+    throw refuse(TypeError, `the snapshot is truncated: it says it holds ${size} items and has ${length}`);
   }
   return size;
 }
 
+/**
+ * A bad field's value for a message: its kind, and for a number, string or boolean the value
+ * (no String() of an object: it may throw, recurse without end, or run the input's code).
+ */
+function shown(x) {
+  if (typeof x !== "number" && typeof x !== "string" && typeof x !== "boolean") return kind(x);
+  const s = String(x);
+  return `${kind(x)} ${JSON.stringify(s.length > 40 ? `${s.slice(0, 40)}…` : s)}`;
+}
+
 function kind(x) {
   if (x === null) return "null";
+  if (isRevoked(x)) return "a revoked Proxy";
   if (Array.isArray(x)) return "an array";
   if (typeof x !== "object") return typeof x;
   const proto = Object.getPrototypeOf(x);
@@ -207,6 +224,7 @@ function jsonProblem(x, path) {
       return problem;
     }
     if (onPath.has(v)) return `${short(at)} refers back to itself (a cycle)`;
+    if (isRevoked(v)) return `${short(at)} is a revoked Proxy (JSON cannot read it)`;
     const children = [];
     if (Array.isArray(v)) {
       for (let i = 0; i < v.length; i++) {

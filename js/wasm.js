@@ -44,18 +44,22 @@ export function init(source, fallback) {
 }
 
 function checkSource(source) {
-  if (
-    source === undefined ||
-    typeof source === "string" ||
-    source instanceof URL ||
-    source instanceof ArrayBuffer ||
-    ArrayBuffer.isView(source) ||
-    source instanceof WebAssembly.Module ||
-    (typeof Request === "function" && source instanceof Request) ||
-    (typeof Response === "function" && source instanceof Response) ||
-    typeof source?.then === "function"
-  )
-    return;
+  let ok;
+  try {
+    ok =
+      source === undefined ||
+      typeof source === "string" ||
+      source instanceof URL ||
+      source instanceof ArrayBuffer ||
+      ArrayBuffer.isView(source) ||
+      source instanceof WebAssembly.Module ||
+      (typeof Request === "function" && source instanceof Request) ||
+      (typeof Response === "function" && source instanceof Response) ||
+      typeof source?.then === "function";
+  } catch {
+    ok = false; // a revoked Proxy: instanceof and reading `then` throw
+  }
+  if (ok) return;
   throw new TypeError(
     "init(source): source must be a URL or string, a Request, a Response (or a promise of one), " +
       `bytes (an ArrayBuffer or a typed array) or a WebAssembly.Module, got ${source === null ? "null" : typeof source}`,

@@ -51,6 +51,12 @@ limit 300 node bench/run.mjs --smoke
 step "JS tests against the built package (node:test)"
 limit 600 node "${node_test[@]}" tests/js/*.test.mjs
 
+step "fuzzers, short seeded runs: the JS face against its model, the snapshot decoder (npm run fuzz: minutes, random seeds)"
+limit 300 node "${node_test[@]}" tests/fuzz/fuzz.test.mjs
+
+step "soak, 20 s: 10^6 pending items under mixed calls, memory flat, nothing lost (npm run soak: 10 minutes)"
+limit 300 node --expose-gc tests/soak/soak.mjs --seconds 20
+
 step "fake timers: @sinonjs/fake-timers and node:test mock.timers (node:test), Jest, Vitest (under Node 24: it needs >= 22.12)"
 limit 300 node "${node_test[@]}" tests/fake-timers/sinon.test.mjs tests/fake-timers/node.test.mjs
 (cd tests/fake-timers && limit 300 node --experimental-vm-modules node_modules/jest/bin/jest.js --ci jest.test.mjs)

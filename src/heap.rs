@@ -53,10 +53,24 @@ pub struct Entry {
 }
 
 impl Entry {
-    /// Earlier deadline first; equal deadlines in insertion order.
+    /// Earlier deadline first; equal deadlines (-0.0 and 0.0 are equal) in insertion order.
+    /// Deadlines are finite, so this is a total order: [`Entry::order`] is the same one.
     #[inline(always)]
     fn before(&self, other: &Entry) -> bool {
         self.deadline < other.deadline || (self.deadline == other.deadline && self.seq < other.seq)
+    }
+
+    /// The order of [`Entry::before`] as an `Ordering`, for sorting (not `f64::total_cmp`,
+    /// which puts -0.0 before 0.0 and so breaks FIFO between them).
+    #[inline]
+    pub(crate) fn order(&self, other: &Entry) -> std::cmp::Ordering {
+        if self.before(other) {
+            std::cmp::Ordering::Less
+        } else if other.before(self) {
+            std::cmp::Ordering::Greater
+        } else {
+            std::cmp::Ordering::Equal
+        }
     }
 }
 
@@ -341,10 +355,7 @@ impl<V, const ARITY: usize> Heap<V, ARITY> {
     fn renumber(&mut self) {
         let mut order: Vec<usize> = (Self::PAD..self.entries.len()).collect();
         let entries = &self.entries;
-        order.sort_unstable_by(|&a, &b| {
-            let (x, y) = (&entries[a], &entries[b]);
-            x.deadline.total_cmp(&y.deadline).then(x.seq.cmp(&y.seq))
-        });
+        order.sort_unstable_by(|&a, &b| entries[a].order(&entries[b]));
         for (rank, i) in order.into_iter().enumerate() {
             self.entries[i].seq = rank as u32;
         }

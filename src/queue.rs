@@ -317,7 +317,7 @@ impl<T, C: Clock> DelayQueue<T, C> {
     /// Every item in deadline order (FIFO among ties), without removing anything. O(n log n).
     pub fn iter_sorted(&self) -> impl Iterator<Item = (Handle, f64, &T)> {
         let mut entries: Vec<_> = self.heap.entries().copied().collect();
-        entries.sort_unstable_by(|a, b| a.deadline.total_cmp(&b.deadline).then(a.seq.cmp(&b.seq)));
+        entries.sort_unstable_by(|a, b| a.order(b));
         entries.into_iter().map(move |e| (Handle(self.heap.handle_of(e.slot)), e.deadline, self.heap.value(e.slot)))
     }
 

@@ -127,6 +127,18 @@ fn clear_keeps_old_handles_stale() {
 }
 
 #[test]
+fn iter_sorted_keeps_fifo_between_minus_zero_and_zero_as_poll_does() {
+    // -0.0 == 0.0: equal deadlines, so FIFO; f64::total_cmp would put -0.0 first.
+    let (mut q, _clock) = queue();
+    q.offer_at('a', 0.0).unwrap();
+    q.offer_at('b', -0.0).unwrap();
+    q.offer_at('c', 0.0).unwrap();
+    let order: Vec<char> = q.iter_sorted().map(|(_, _, v)| *v).collect();
+    assert_eq!(order, ['a', 'b', 'c']);
+    assert_eq!(q.drain_expired(3), ['a', 'b', 'c']);
+}
+
+#[test]
 fn iter_sorted_is_non_destructive_and_ordered() {
     let (mut q, _clock) = queue();
     for (v, d) in [(1, 3.0), (2, 1.0), (3, 2.0), (4, 1.0)] {
@@ -149,6 +161,17 @@ fn sequence_renumbering_keeps_fifo() {
     q.check();
     clock.advance(5.0);
     assert_eq!(q.drain_expired(10), vec!['e', 'a', 'b', 'c', 'd']);
+}
+
+#[test]
+fn sequence_renumbering_keeps_fifo_between_minus_zero_and_zero() {
+    let (mut q, _clock) = queue();
+    q.offer_at('a', 0.0).unwrap();
+    q.offer_at('b', -0.0).unwrap();
+    q.heap_mut().set_next_seq(u32::MAX);
+    q.offer_at('c', 0.0).unwrap(); // renumbers first
+    q.check();
+    assert_eq!(q.drain_expired(3), ['a', 'b', 'c']);
 }
 
 #[test]
@@ -193,26 +216,67 @@ fn system_clock_is_monotonic() {
     assert_eq!(q.poll(), Some(1));
 }
 
-// --- model-based property test ---------------------------------------------------
+// --- model-based property tests ---------------------------------------------------
+//
+// The core and the Driver against obviously correct models. `cargo test` runs a few hundred
+// cases each; `PROPTEST_CASES=100000 cargo test --release props` (what `npm run fuzz` runs)
+// runs them for minutes.
+
+/// Cases per property: `PROPTEST_CASES` if set (a long run), else `short`.
+fn cases(short: u32) -> u32 {
+    std::env::var("PROPTEST_CASES").ok().and_then(|s| s.parse().ok()).unwrap_or(short)
+}
+
+/// Deadline order, FIFO among equal deadlines (-0.0 == 0.0, as the heap compares).
+fn key_order(a: (f64, u64), b: (f64, u64)) -> std::cmp::Ordering {
+    a.0.partial_cmp(&b.0).expect("finite deadlines").then(a.1.cmp(&b.1))
+}
 
 #[derive(Debug, Clone)]
 enum Op {
     Offer(f64),
+    OfferAt(f64),
     Cancel(usize),
+    /// A handle no queue gave out (or another queue's), raw.
+    CancelForged(u64),
     Reschedule(usize, f64),
+    RescheduleAt(usize, f64),
     Poll,
+    Drain(usize),
     Advance(f64),
     Clear,
 }
 
-fn op() -> impl Strategy<Value = Op> {
-    // Few distinct delays, so that ties are common.
-    let delay = prop_oneof![(-3i32..40).prop_map(f64::from), (-1000.0f64..1000.0)];
+/// Few distinct delays, so that ties are common; -0.0 and 0.0 among them.
+fn delay() -> impl Strategy<Value = f64> {
     prop_oneof![
-        6 => delay.clone().prop_map(Op::Offer),
+        6 => (-3i32..40).prop_map(f64::from),
+        1 => Just(-0.0),
+        2 => -1000.0f64..1000.0,
+        1 => prop_oneof![Just(0.5), Just(1e-300), Just(2f64.powi(31)), Just(1e15)],
+    ]
+}
+
+/// Deadlines for offer_at and reschedule_at, refused ones among them (NaN, ±Infinity).
+fn deadline() -> impl Strategy<Value = f64> {
+    prop_oneof![
+        8 => (990i32..1100).prop_map(f64::from),
+        1 => Just(-0.0),
+        1 => Just(0.0),
+        1 => prop_oneof![Just(f64::NAN), Just(f64::INFINITY), Just(f64::NEG_INFINITY), Just(f64::MAX), Just(-f64::MAX)],
+    ]
+}
+
+fn op() -> impl Strategy<Value = Op> {
+    prop_oneof![
+        6 => delay().prop_map(Op::Offer),
+        2 => deadline().prop_map(Op::OfferAt),
         2 => any::<usize>().prop_map(Op::Cancel),
-        2 => (any::<usize>(), delay).prop_map(|(i, d)| Op::Reschedule(i, d)),
+        1 => any::<u64>().prop_map(Op::CancelForged),
+        2 => (any::<usize>(), delay()).prop_map(|(i, d)| Op::Reschedule(i, d)),
+        1 => (any::<usize>(), deadline()).prop_map(|(i, d)| Op::RescheduleAt(i, d)),
         4 => Just(Op::Poll),
+        1 => (0usize..4).prop_map(Op::Drain),
         3 => (0i32..25).prop_map(|t| Op::Advance(f64::from(t))),
         1 => Just(Op::Clear),
     ]
@@ -229,52 +293,100 @@ impl Model {
     fn insert(&mut self, deadline: f64, value: u32, handle: Handle) {
         self.seq += 1;
         self.items.push((deadline, self.seq, value, handle));
-        self.items.sort_by(|a, b| a.0.total_cmp(&b.0).then(a.1.cmp(&b.1)));
+        self.items.sort_by(|a, b| key_order((a.0, a.1), (b.0, b.1)));
     }
     fn remove(&mut self, handle: Handle) -> Option<u32> {
         let i = self.items.iter().position(|x| x.3 == handle)?;
         Some(self.items.remove(i).2)
     }
+    fn find(&self, handle: Handle) -> Option<&(f64, u64, u32, Handle)> {
+        self.items.iter().find(|x| x.3 == handle)
+    }
+    fn pop_due(&mut self, now: f64) -> Option<(f64, u64, u32, Handle)> {
+        match self.items.first() {
+            Some(x) if x.0 <= now => Some(self.items.remove(0)),
+            _ => None,
+        }
+    }
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig { cases: 400, ..ProptestConfig::default() })]
+    #![proptest_config(ProptestConfig { cases: cases(250), ..ProptestConfig::default() })]
+
+    /// Every operation of the core (bounded or not, refusals and forged handles included)
+    /// against a sorted Vec, with the heap's invariants checked after each.
     #[test]
-    fn behaves_like_a_sorted_vec(ops in proptest::collection::vec(op(), 1..300)) {
-        let (mut q, clock) = queue::<u32>();
+    fn props_queue_behaves_like_a_sorted_vec(
+        capacity in prop_oneof![3 => Just(None), 1 => (1usize..8).prop_map(Some)],
+        ops in proptest::collection::vec(op(), 1..400),
+    ) {
+        let clock = Rc::new(ManualClock::new(1000.0));
+        let mut q: Q<u32> = match capacity {
+            Some(c) => DelayQueue::bounded(clock.clone(), c),
+            None => DelayQueue::with_clock(clock.clone()),
+        };
+        let cap = q.capacity();
         let mut model = Model::default();
         let mut handles: Vec<Handle> = Vec::new(); // every handle ever given out
         let mut next_value = 0u32;
         for op in ops {
+            let now = clock.now_for_test();
             match op {
-                Op::Offer(d) => {
+                Op::Offer(d) | Op::OfferAt(d) => {
                     next_value += 1;
-                    let h = q.offer(next_value, d).unwrap();
-                    prop_assert!(!handles.contains(&h), "handle reused");
-                    handles.push(h);
-                    model.insert(clock.now_for_test() + d, next_value, h);
+                    let at = if let Op::Offer(_) = op { now + d } else { d };
+                    let got = if let Op::Offer(_) = op { q.offer(next_value, d) } else { q.offer_at(next_value, d) };
+                    match got {
+                        Ok(h) => {
+                            prop_assert!(at.is_finite() && model.items.len() < cap);
+                            prop_assert!(!handles.contains(&h), "handle reused");
+                            prop_assert!(h.into_raw() >= 1 << SLOT_BITS && h.into_raw() < 1 << 53);
+                            handles.push(h);
+                            model.insert(at, next_value, h);
+                        }
+                        Err(e) => {
+                            prop_assert_eq!(e.value, next_value, "the refused value comes back");
+                            if at.is_finite() {
+                                prop_assert_eq!(e.refusal, Refusal::Full);
+                                prop_assert_eq!(model.items.len(), cap);
+                            } else {
+                                prop_assert_eq!(e.refusal, Refusal::NotFinite);
+                            }
+                        }
+                    }
                 }
                 Op::Cancel(i) if !handles.is_empty() => {
                     let h = handles[i % handles.len()];
                     prop_assert_eq!(q.cancel(h), model.remove(h));
                 }
-                Op::Reschedule(i, d) if !handles.is_empty() => {
+                Op::CancelForged(raw) => {
+                    let h = Handle::from_raw(raw);
+                    let expected = if handles.contains(&h) { model.remove(h) } else { None };
+                    prop_assert_eq!(q.cancel(h), expected);
+                }
+                Op::Reschedule(i, d) | Op::RescheduleAt(i, d) if !handles.is_empty() => {
                     let h = handles[i % handles.len()];
-                    let expected = model.remove(h);
-                    prop_assert_eq!(q.reschedule(h, d), Ok(expected.is_some()));
-                    if let Some(v) = expected {
-                        model.insert(clock.now_for_test() + d, v, h);
+                    let at = if let Op::Reschedule(..) = op { now + d } else { d };
+                    let got = if let Op::Reschedule(..) = op { q.reschedule(h, d) } else { q.reschedule_at(h, d) };
+                    if !at.is_finite() {
+                        prop_assert_eq!(got, Err(Refusal::NotFinite));
+                    } else {
+                        let expected = model.remove(h);
+                        prop_assert_eq!(got, Ok(expected.is_some()));
+                        if let Some(v) = expected {
+                            model.insert(at, v, h);
+                        }
                     }
                 }
                 Op::Poll => {
-                    let now = clock.now_for_test();
-                    let expected = match model.items.first() {
-                        Some(x) if x.0 <= now => Some(model.items.remove(0)),
-                        _ => None,
-                    };
+                    let expected = model.pop_due(now);
                     let got = q.poll_expired();
                     prop_assert_eq!(got.as_ref().map(|e| e.value), expected.map(|x| x.2));
                     prop_assert_eq!(got.map(|e| (e.handle, e.deadline)), expected.map(|x| (x.3, x.0)));
+                }
+                Op::Drain(max) => {
+                    let expected: Vec<u32> = std::iter::from_fn(|| model.pop_due(now)).take(max).map(|x| x.2).collect();
+                    prop_assert_eq!(q.drain_expired(max), expected);
                 }
                 Op::Advance(t) => clock.advance(t),
                 Op::Clear => {
@@ -285,10 +397,133 @@ proptest! {
             }
             q.check();
             prop_assert_eq!(q.len(), model.items.len());
+            prop_assert_eq!(q.remaining_capacity(), cap - model.items.len());
             prop_assert_eq!(q.next_deadline(), model.items.first().map(|x| x.0));
-            let order: Vec<u32> = q.iter_sorted().map(|(_, _, v)| *v).collect();
-            let expected: Vec<u32> = model.items.iter().map(|x| x.2).collect();
+            prop_assert_eq!(q.peek(), model.items.first().map(|x| &x.2));
+            prop_assert_eq!(q.head().map(|(h, d, v)| (h, d, *v)), model.items.first().map(|x| (x.3, x.0, x.2)));
+            let order: Vec<(Handle, f64, u32)> = q.iter_sorted().map(|(h, d, v)| (h, d, *v)).collect();
+            let expected: Vec<(Handle, f64, u32)> = model.items.iter().map(|x| (x.3, x.0, x.2)).collect();
             prop_assert_eq!(order, expected);
+            let now = clock.now_for_test();
+            for h in handles.iter().rev().take(8) {
+                let m = model.find(*h);
+                prop_assert_eq!(q.contains(*h), m.is_some());
+                prop_assert_eq!(q.deadline_of(*h), m.map(|x| x.0));
+                prop_assert_eq!(q.delay_of(*h), m.map(|x| x.0 - now));
+            }
+        }
+    }
+}
+
+// --- the Driver against a model --------------------------------------------------
+
+#[derive(Debug, Clone)]
+enum DriverOp {
+    Offer(f64),
+    Cancel(usize),
+    Take,
+    AddTimeout(f64),
+    CancelTimeout(usize),
+    PollTimeout,
+    Fired,
+    Advance(f64),
+}
+
+fn driver_op() -> impl Strategy<Value = DriverOp> {
+    prop_oneof![
+        5 => delay().prop_map(DriverOp::Offer),
+        1 => any::<usize>().prop_map(DriverOp::Cancel),
+        4 => Just(DriverOp::Take),
+        3 => prop_oneof![delay(), Just(f64::NAN), Just(f64::INFINITY)].prop_map(DriverOp::AddTimeout),
+        2 => any::<usize>().prop_map(DriverOp::CancelTimeout),
+        3 => Just(DriverOp::PollTimeout),
+        3 => Just(DriverOp::Fired),
+        4 => prop_oneof![(0i32..25).prop_map(f64::from), Just(0.25)].prop_map(DriverOp::Advance),
+    ]
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: cases(200), ..ProptestConfig::default() })]
+
+    /// The Driver's rules (when to wake, what a take hands out, take-timeouts, the figures)
+    /// against a model: two sorted lists, and counters.
+    #[test]
+    fn props_driver_behaves_like_its_model(ops in proptest::collection::vec(driver_op(), 1..400)) {
+        let clock = Rc::new(ManualClock::new(1000.0));
+        let mut d = crate::Driver::new(DelayQueue::with_clock(clock.clone()));
+        let mut items = Model::default();
+        let mut timeouts = Model::default();
+        let (mut item_handles, mut timeout_handles) = (Vec::new(), Vec::new());
+        let (mut wakes, mut early, mut taken, mut max_late) = (0u64, 0u64, 0u64, 0f64);
+        let mut next = 0u32;
+        for op in ops {
+            let now = clock.now_for_test();
+            match op {
+                DriverOp::Offer(delay) => {
+                    next += 1;
+                    let h = d.items_mut().offer(next, delay).unwrap();
+                    item_handles.push(h);
+                    items.insert(now + delay, next, h);
+                }
+                DriverOp::Cancel(i) if !item_handles.is_empty() => {
+                    let h = item_handles[i % item_handles.len()];
+                    prop_assert_eq!(d.items_mut().cancel(h), items.remove(h));
+                }
+                DriverOp::Take => {
+                    let expected = items.pop_due(now);
+                    let got = d.take();
+                    prop_assert_eq!(got.as_ref().map(|e| (e.handle, e.value)), expected.map(|x| (x.3, x.2)));
+                    if let Some(x) = expected {
+                        taken += 1;
+                        max_late = max_late.max(now - x.0);
+                    }
+                }
+                DriverOp::AddTimeout(delay) => {
+                    let at = now + delay;
+                    match d.add_timeout(at) {
+                        Ok(h) => {
+                            prop_assert!(at.is_finite());
+                            prop_assert!(!timeout_handles.contains(&h), "timeout handle reused");
+                            timeout_handles.push(h);
+                            next += 1;
+                            timeouts.insert(at, next, h);
+                        }
+                        Err(r) => {
+                            prop_assert!(!at.is_finite());
+                            prop_assert_eq!(r, Refusal::NotFinite);
+                        }
+                    }
+                }
+                DriverOp::CancelTimeout(i) if !timeout_handles.is_empty() => {
+                    let h = timeout_handles[i % timeout_handles.len()];
+                    prop_assert_eq!(d.cancel_timeout(h), timeouts.remove(h).is_some());
+                }
+                DriverOp::PollTimeout => {
+                    prop_assert_eq!(d.poll_timeout(), timeouts.pop_due(now).map(|x| x.3));
+                }
+                DriverOp::Fired => {
+                    let due = items.items.first().is_some_and(|x| x.0 <= now)
+                        || timeouts.items.first().is_some_and(|x| x.0 <= now);
+                    prop_assert_eq!(d.fired(), due);
+                    wakes += 1;
+                    if !due {
+                        early += 1;
+                    }
+                }
+                DriverOp::Advance(t) => clock.advance(t),
+                _ => {}
+            }
+            prop_assert_eq!(d.wake_at(false), None);
+            let wake = match (items.items.first(), timeouts.items.first()) {
+                (Some(a), Some(b)) => Some(a.0.min(b.0)),
+                (a, b) => a.or(b).map(|x| x.0),
+            };
+            prop_assert_eq!(d.wake_at(true), wake);
+            prop_assert_eq!((d.wakes(), d.early_wakes()), (wakes, early));
+            let l = d.lateness();
+            prop_assert_eq!(l.count(), taken);
+            prop_assert_eq!(l.max(), max_late);
+            prop_assert!(l.quantile(0.5) <= l.quantile(0.99) && l.quantile(0.99) <= l.max());
         }
     }
 }
@@ -466,7 +701,7 @@ fn heap_agrees_with_the_model<const A: usize>(ops: &[HeapOp]) -> Result<(), Test
     let mut heap = crate::heap::Heap::<u32, A>::default();
     let mut model: Vec<(f64, u64, u32)> = Vec::new(); // deadline, seq, slot
     let mut seq = 0u64;
-    let sort = |m: &mut Vec<(f64, u64, u32)>| m.sort_by(|a, b| a.0.total_cmp(&b.0).then(a.1.cmp(&b.1)));
+    let sort = |m: &mut Vec<(f64, u64, u32)>| m.sort_by(|a, b| key_order((a.0, a.1), (b.0, b.1)));
     for op in ops {
         match *op {
             HeapOp::Insert(d) => {
@@ -500,7 +735,7 @@ fn heap_agrees_with_the_model<const A: usize>(ops: &[HeapOp]) -> Result<(), Test
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig { cases: 200, ..ProptestConfig::default() })]
+    #![proptest_config(ProptestConfig { cases: cases(200), ..ProptestConfig::default() })]
     #[test]
     fn heaps_of_every_benchmarked_arity_keep_order(ops in proptest::collection::vec(heap_op(), 1..400)) {
         heap_agrees_with_the_model::<2>(&ops)?;

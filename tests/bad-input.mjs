@@ -1,0 +1,687 @@
+// Bad input everywhere: ONE table of every public call × bad argument, as data, and the
+// sweep that runs it. Each runtime's runner imports this module and hands it the package's
+// classes as that runtime loads them: Node 20 and 24 (tests/js/bad-input.test.mjs), Deno
+// (tests/deno/bad-input.test.ts), Chromium (tests/browser/bad-input.test.mjs) and workerd
+// (tests/workerd/bad-input.test.mjs). The JS-face fuzzer (tests/fuzz/face.mjs) draws rows
+// from it too, between its random calls. No runtime-specific import here.
+//
+// Every row names a call and what it must do:
+//   - throw (or, for the async calls, reject with) a TypeError or RangeError whose message
+//     names the argument, and change nothing: size, items in order, deadlines, stats (timer
+//     arms included) and, for DurableDelayQueue, what storage holds, compared before and after;
+//   - or, for a value that is no mistake but must not touch anything (a number that is no
+//     handle, a drain of at most -0 items), return what the row says and change nothing;
+//   - or reject with an already-aborted signal's reason, adding nothing.
+// The queue and scheduler read a clock that stands still, so every deadline is compared exactly.
+
+// biome-ignore-all lint/suspicious/noThenProperty: thenables are bad values this table offers
+
+const CLOCK_MS = 1000;
+
+/** A Proxy that was revoked: every operation on it throws a TypeError. */
+function revoked(target = {}) {
+  const { proxy, revoke } = Proxy.revocable(target, {});
+  revoke();
+  return proxy;
+}
+
+/** Arguments that are not numbers at all: a TypeError wherever a number is wanted. */
+function notNumbers() {
+  return [
+    ["undefined", undefined],
+    ["null", null],
+    ['"5"', "5"],
+    ['""', ""],
+    ["true", true],
+    ["5n", 5n],
+    ["Symbol()", Symbol("s")],
+    ["{}", {}],
+    ["[5]", [5]],
+    ["new Number(5)", new Number(5)],
+    [
+      "{ valueOf() { throw } }",
+      {
+        valueOf() {
+          throw new Error("valueOf must not be called");
+        },
+      },
+    ],
+    ["() => 5", () => 5],
+    ["a revoked Proxy", revoked()],
+    ["a Date", new Date(5)],
+  ];
+}
+
+const nonFinite = () => [
+  ["NaN", Number.NaN],
+  ["Infinity", Infinity],
+  ["-Infinity", -Infinity],
+];
+
+/** Numbers that can never be a handle: cancelling with one is a no-op, never an error. */
+const noHandles = () => [
+  ["NaN", Number.NaN],
+  ["Infinity", Infinity],
+  ["-Infinity", -Infinity],
+  ["-0", -0],
+  ["0", 0],
+  ["-1", -1],
+  ["1.5", 1.5],
+  ["2^53", 2 ** 53],
+  ["2^53+1", 2 ** 53 + 1],
+  ["Number.MAX_VALUE", Number.MAX_VALUE],
+  ["2^26 + 0.5", 2 ** 26 + 0.5],
+];
+
+/** Values no queue takes: null and undefined (what poll() returns for "nothing") and thenables. */
+function badValues() {
+  const throwingThen = {
+    get then() {
+      throw new Error("then getter");
+    },
+  };
+  const trapThrows = new Proxy(
+    {},
+    {
+      get() {
+        throw new Error("get trap");
+      },
+    },
+  );
+  const fnWithThen = Object.assign(() => {}, { then() {} });
+  return [
+    ["undefined", undefined],
+    ["null", null],
+    ["{ then() {} }", { then() {} }],
+    ["a Promise", Promise.resolve(1)],
+    ["a function with then", fnWithThen],
+    ["an object whose then getter throws", throwingThen],
+    ["a Proxy whose get trap throws", trapThrows],
+    ["a revoked Proxy", revoked()],
+  ];
+}
+
+/** What is not a deadline: a TypeError, or a RangeError for a non-finite time. */
+function badDeadlines() {
+  const dateProxy = new Proxy(new Date(), {});
+  return [
+    ...notNumbers()
+      .filter(([label]) => label !== "a Date")
+      .map(([l, v]) => [l, v, "TypeError"]),
+    ["{ getTime: () => 5 }", { getTime: () => 5 }, "TypeError"],
+    ["a Proxy of a Date", dateProxy, "TypeError"],
+    ...nonFinite().map(([l, v]) => [l, v, "RangeError"]),
+    ["an invalid Date", new Date(Number.NaN), "RangeError"],
+  ];
+}
+
+/** What is not an options bag. */
+function notObjects() {
+  return [
+    ["null", null],
+    ["5", 5],
+    ['"x"', "x"],
+    ["true", true],
+    ["5n", 5n],
+    ["Symbol()", Symbol("o")],
+    ["a revoked Proxy", revoked()],
+  ];
+}
+
+/** What is not an AbortSignal. */
+function badSignals() {
+  return [
+    ["null", null],
+    ["5", 5],
+    ['"abort"', "abort"],
+    ["{}", {}],
+    ["an AbortController", new AbortController()],
+    ["an EventTarget", new EventTarget()],
+    ['{ aborted: "no", addEventListener() {} }', { aborted: "no", addEventListener() {} }],
+    ["{ aborted: false }", { aborted: false }],
+    ["a revoked Proxy", revoked()],
+  ];
+}
+
+/** Signals already aborted: the wait rejects with the reason (an AbortError when none). */
+function abortedSignals() {
+  const reason = new Error("aborted before the call");
+  const duck = { aborted: true, addEventListener() {}, removeEventListener() {} };
+  return [
+    ["AbortSignal.abort(reason)", () => AbortSignal.abort(reason), (e) => e === reason],
+    ["AbortSignal.abort()", () => AbortSignal.abort(), (e) => e?.name === "AbortError"],
+    ["an aborted duck-typed signal", () => duck, (e) => e?.name === "AbortError"],
+  ];
+}
+
+/** An options bag whose getter throws: its own error comes out, unchanged, and nothing changes. */
+function ownError(key) {
+  const error = new Error(`the ${key} getter threw`);
+  return [
+    {
+      get [key]() {
+        throw error;
+      },
+    },
+    error,
+  ];
+}
+
+/** Sources init() cannot load from. */
+function badSources() {
+  return [
+    ["null", null],
+    ["5", 5],
+    ["{}", {}],
+    ["true", true],
+    ["Symbol()", Symbol("src")],
+    ["a revoked Proxy", revoked()],
+  ];
+}
+
+/** Snapshots restore() refuses as malformed (a TypeError naming what is wrong). */
+function badSnapshots() {
+  const item = (value, deadline = 1) => ({ version: 1, size: 1, items: [{ value, deadline }] });
+  return [
+    ["undefined", undefined, /snapshot/],
+    ["null", null, /snapshot/],
+    ["5", 5, /snapshot/],
+    ["an array", [], /snapshot/],
+    ["a revoked Proxy", revoked(), /snapshot/],
+    ["{}", {}, /version/],
+    ["version 2", { version: 2, size: 0, items: [] }, /version/],
+    ['version "1"', { version: "1", size: 0, items: [] }, /version/],
+    ["size -1", { version: 1, size: -1, items: [] }, /size/],
+    ["size 1.5", { version: 1, size: 1.5, items: [] }, /size/],
+    ["a truncated one", { version: 1, size: 2, items: [{ value: 1, deadline: 1 }] }, /truncated|size/],
+    ["items not an array", { version: 1, size: 0, items: {} }, /items/],
+    ["items a revoked Proxy", { version: 1, size: 0, items: revoked([]) }, /items/],
+    ["items[0] null", { version: 1, size: 1, items: [null] }, /items\[0\]/],
+    ["items[0] a revoked Proxy", { version: 1, size: 1, items: [revoked()] }, /items\[0\]/],
+    ["a NaN deadline", item(1, Number.NaN), /items\[0\]\.deadline/],
+    ['a deadline "1"', item(1, "1"), /items\[0\]\.deadline/],
+    ["a missing value", { version: 1, size: 1, items: [{ deadline: 1 }] }, /items\[0\]\.value/],
+    ["a function value", item(() => 1), /items\[0\]\.value/],
+    ["a value holding a revoked Proxy", item({ a: revoked() }), /items\[0\]\.value/],
+    ["a revoked Proxy value", item(revoked()), /items\[0\]\.value/],
+  ];
+}
+
+const names = (name) => new RegExp(`\\b${name.replace(/[[\]]/g, "\\$&")}`);
+const throws = (type, name) => ({ error: type, names: names(name) });
+
+/**
+ * The table: [method, label, call(ctx), expect]. `ctx` holds the package's classes (`api`),
+ * a queue `q` with items and a waiting take, its handle `h`, a scheduler `s` with a callback
+ * `sh`, and (where the runtime gives one) a DurableDelayQueue `d` with an item `id`.
+ */
+export function table(api) {
+  const rows = [];
+  const row = (method, label, call, expect) => rows.push({ method, label, call, expect });
+  const { DelayQueue, Scheduler } = api;
+
+  // ---- DelayQueue ----------------------------------------------------------------------
+  for (const [l, v] of badValues()) {
+    row("DelayQueue#offer", `value ${l}`, ({ q }) => q.offer(v, 1), throws("TypeError", "value"));
+    row("DelayQueue#add", `value ${l}`, ({ q }) => q.add(v, 1), throws("TypeError", "value"));
+    row("DelayQueue#put", `value ${l}`, ({ q }) => q.put(v, 1), throws("TypeError", "value"));
+    row("DelayQueue#offerAt", `value ${l}`, ({ q }) => q.offerAt(v, 0), throws("TypeError", "value"));
+    row(
+      "DelayQueue#offerMany",
+      `values [1, ${l}]`,
+      ({ q }) => q.offerMany([1, v], 1),
+      throws("TypeError", "values[1]"),
+    );
+  }
+  const msCalls = [
+    ["DelayQueue#offer", "delayMs", (ctx, x) => ctx.q.offer("x", x)],
+    ["DelayQueue#add", "delayMs", (ctx, x) => ctx.q.add("x", x)],
+    ["DelayQueue#put", "delayMs", (ctx, x) => ctx.q.put("x", x)],
+    ["DelayQueue#reschedule", "delayMs", (ctx, x) => ctx.q.reschedule(ctx.h, x)],
+    ["DelayQueue#offerMany", "delays", (ctx, x) => ctx.q.offerMany(["x"], x)],
+    ["DelayQueue#offerMany", "delays[1]", (ctx, x) => ctx.q.offerMany(["x", "y"], [1, x])],
+    ["DelayQueue#offerMany", "delays[0]", (ctx, x) => ctx.q.offerMany(["x"], Float64Array.of(x))],
+    ["DelayQueue#take", "timeout", (ctx, x) => ctx.q.take({ timeout: x })],
+    ["Scheduler#schedule", "delayMs", (ctx, x) => ctx.s.schedule(() => {}, x)],
+    ["Scheduler#reschedule", "delayMs", (ctx, x) => ctx.s.reschedule(ctx.sh, x)],
+  ];
+  for (const [method, arg, call] of msCalls) {
+    const typed = method === "DelayQueue#offerMany" && arg === "delays[0]"; // a Float64Array holds numbers only
+    if (!typed) {
+      for (const [l, v] of notNumbers()) {
+        // offerMany's `delays` may be an array; [5] is one then (a length mismatch, below).
+        if (arg === "delays" && l === "[5]") continue;
+        // take({ timeout: undefined }) is a take without a timeout.
+        if (arg === "timeout" && v === undefined) continue;
+        row(method, `${arg} ${l}`, (ctx) => call(ctx, v), throws("TypeError", arg));
+      }
+    }
+    for (const [l, v] of nonFinite()) row(method, `${arg} ${l}`, (ctx) => call(ctx, v), throws("RangeError", arg));
+  }
+  row("DelayQueue#take", "timeout -1", ({ q }) => q.take({ timeout: -1 }), throws("RangeError", "timeout"));
+  row("DelayQueue#offerMany", "values not an array", ({ q }) => q.offerMany("ab", 1), throws("TypeError", "values"));
+  row(
+    "DelayQueue#offerMany",
+    "values an array-like",
+    ({ q }) => q.offerMany({ length: 1, 0: "x" }, 1),
+    throws("TypeError", "values"),
+  );
+  row("DelayQueue#offerMany", "values a Set", ({ q }) => q.offerMany(new Set(["x"]), 1), throws("TypeError", "values"));
+  row(
+    "DelayQueue#offerMany",
+    "values a revoked Proxy",
+    ({ q }) => q.offerMany(revoked([]), 1),
+    throws("TypeError", "values"),
+  );
+  row("DelayQueue#offerMany", "values undefined", ({ q }) => q.offerMany(undefined, 1), throws("TypeError", "values"));
+  row(
+    "DelayQueue#offerMany",
+    "delays too few",
+    ({ q }) => q.offerMany(["x", "y"], [1]),
+    throws("RangeError", "delays"),
+  );
+  row(
+    "DelayQueue#offerMany",
+    "delays a Float32Array",
+    ({ q }) => q.offerMany(["x"], Float32Array.of(1)),
+    throws("TypeError", "delays"),
+  );
+  row(
+    "DelayQueue#offerMany",
+    "delays a revoked Proxy",
+    ({ q }) => q.offerMany(["x"], revoked([])),
+    throws("TypeError", "delays"),
+  );
+  row(
+    "DelayQueue#offerMany",
+    "a batch larger than the room left",
+    ({ q }) =>
+      q.offerMany(
+        Array.from({ length: 20 }, (_, i) => i),
+        1,
+      ),
+    { error: "RangeError", names: /batch|room/ },
+  );
+  for (const [l, v, type] of badDeadlines()) {
+    row("DelayQueue#offerAt", `deadline ${l}`, ({ q }) => q.offerAt("x", v), throws(type, "deadline"));
+    row("Scheduler#scheduleAt", `deadline ${l}`, ({ s }) => s.scheduleAt(() => {}, v), throws(type, "deadline"));
+  }
+  const handleCalls = [
+    ["DelayQueue#cancel", (ctx, x) => ctx.q.cancel(x), undefined],
+    ["DelayQueue#reschedule", (ctx, x) => ctx.q.reschedule(x, 5), false],
+    ["DelayQueue#delayOf", (ctx, x) => ctx.q.delayOf(x), undefined],
+    ["Scheduler#cancel", (ctx, x) => ctx.s.cancel(x), false],
+    ["Scheduler#reschedule", (ctx, x) => ctx.s.reschedule(x, 5), false],
+    ["Scheduler#delayOf", (ctx, x) => ctx.s.delayOf(x), undefined],
+  ];
+  for (const [method, call, none] of handleCalls) {
+    for (const [l, v] of notNumbers()) row(method, `handle ${l}`, (ctx) => call(ctx, v), throws("TypeError", "handle"));
+    for (const [l, v] of noHandles()) row(method, `handle ${l}`, (ctx) => call(ctx, v), { returns: none });
+  }
+  for (const [l, v] of notNumbers()) {
+    if (v === undefined) continue; // drain() drains everything due
+    row("DelayQueue#drain", `max ${l}`, ({ q }) => q.drain(v), throws("TypeError", "max"));
+  }
+  for (const [l, v] of [...nonFinite().filter(([x]) => x !== "Infinity"), ["-1", -1], ["1.5", 1.5]]) {
+    row("DelayQueue#drain", `max ${l}`, ({ q }) => q.drain(v), throws("RangeError", "max"));
+  }
+  row("DelayQueue#drain", "max -0", ({ q }) => q.drain(-0), { returns: [] });
+
+  // Options bags and their fields.
+  for (const [l, v] of notObjects()) {
+    row("DelayQueue#take", `options ${l}`, ({ q }) => q.take(v), throws("TypeError", "options"));
+    row("DelayQueue#put", `options ${l}`, ({ q }) => q.put("x", 1, v), throws("TypeError", "options"));
+    row("new DelayQueue", `options ${l}`, () => new DelayQueue(v), throws("TypeError", "options"));
+    row("new Scheduler", `options ${l}`, () => new Scheduler(v), throws("TypeError", "options"));
+    row(
+      "DelayQueue.restore",
+      `options ${l}`,
+      () => DelayQueue.restore(emptySnapshot(), v),
+      throws("TypeError", "options"),
+    );
+  }
+  for (const [l, v] of badSignals()) {
+    row("DelayQueue#take", `signal ${l}`, ({ q }) => q.take({ signal: v }), throws("TypeError", "signal"));
+    row("DelayQueue#put", `signal ${l}`, ({ q }) => q.put("x", 1, { signal: v }), throws("TypeError", "signal"));
+  }
+  for (const [l, make, isReason] of abortedSignals()) {
+    row("DelayQueue#take", `signal ${l}`, ({ q }) => q.take({ signal: make() }), { rejectsWith: isReason });
+    row("DelayQueue#put", `signal ${l}`, ({ q }) => q.put("x", 1, { signal: make() }), { rejectsWith: isReason });
+  }
+  for (const [method, call, key] of [
+    ["DelayQueue#take", (ctx, o) => ctx.q.take(o), "signal"],
+    ["DelayQueue#put", (ctx, o) => ctx.q.put("x", 1, o), "signal"],
+    ["new DelayQueue", (_, o) => new DelayQueue(o), "capacity"],
+    ["new Scheduler", (_, o) => new Scheduler(o), "onerror"],
+    ["DelayQueue.restore", (_, o) => DelayQueue.restore(emptySnapshot(), o), "capacity"],
+  ]) {
+    const [o, error] = ownError(key);
+    row(method, `options whose ${key} getter throws`, (ctx) => call(ctx, o), { throwsOwn: error });
+  }
+  const capacities = [
+    ["0", 0, "RangeError"],
+    ["-1", -1, "RangeError"],
+    ["-0", -0, "RangeError"],
+    ["1.5", 1.5, "RangeError"],
+    ["NaN", Number.NaN, "RangeError"],
+    ["-Infinity", -Infinity, "RangeError"],
+    ["2^26+1", 2 ** 26 + 1, "RangeError"],
+    ["2^53+1", 2 ** 53 + 1, "RangeError"],
+    ['"3"', "3", "TypeError"],
+    ["3n", 3n, "TypeError"],
+    ["null", null, "TypeError"],
+    ["a revoked Proxy", revoked(), "TypeError"],
+  ];
+  for (const [l, v, type] of capacities) {
+    row("new DelayQueue", `capacity ${l}`, () => new DelayQueue({ capacity: v }), throws(type, "capacity"));
+    row(
+      "DelayQueue.restore",
+      `capacity ${l}`,
+      () => DelayQueue.restore(emptySnapshot(), { capacity: v }),
+      throws(type, "capacity"),
+    );
+  }
+  for (const [l, v] of [
+    ['"no"', "no"],
+    ["1", 1],
+    ["null", null],
+  ]) {
+    row("new DelayQueue", `keepAlive ${l}`, () => new DelayQueue({ keepAlive: v }), throws("TypeError", "keepAlive"));
+    row("new Scheduler", `keepAlive ${l}`, () => new Scheduler({ keepAlive: v }), throws("TypeError", "keepAlive"));
+  }
+  for (const [l, v] of [
+    ["5", 5],
+    ['"now"', "now"],
+    ["{}", {}],
+    ["null", null],
+  ]) {
+    row("new DelayQueue", `clock ${l}`, () => new DelayQueue({ clock: v }), throws("TypeError", "clock"));
+    row("new Scheduler", `clock ${l}`, () => new Scheduler({ clock: v }), throws("TypeError", "clock"));
+  }
+  for (const [l, v] of [
+    ["5", 5],
+    ['"log"', "log"],
+    ["{}", {}],
+  ]) {
+    row("new Scheduler", `onerror ${l}`, () => new Scheduler({ onerror: v }), throws("TypeError", "onerror"));
+  }
+  for (const [l, v, message] of badSnapshots()) {
+    row("DelayQueue.restore", `snapshot ${l}`, () => DelayQueue.restore(v), { error: "TypeError", names: message });
+  }
+  row(
+    "DelayQueue.restore",
+    "more items than the capacity",
+    () =>
+      DelayQueue.restore(
+        {
+          version: 1,
+          size: 2,
+          items: [
+            { value: 1, deadline: 1 },
+            { value: 2, deadline: 2 },
+          ],
+        },
+        { capacity: 1 },
+      ),
+    { error: "RangeError", names: /capacity/ },
+  );
+
+  // ---- Scheduler -----------------------------------------------------------------------
+  for (const [l, v] of [
+    ["undefined", undefined],
+    ["null", null],
+    ['"f"', "f"],
+    ["{}", {}],
+    ["{ call() {} }", { call() {} }],
+    ["a revoked Proxy", revoked()],
+  ]) {
+    row("Scheduler#schedule", `callback ${l}`, ({ s }) => s.schedule(v, 1), throws("TypeError", "callback"));
+    row("Scheduler#scheduleAt", `callback ${l}`, ({ s }) => s.scheduleAt(v, 0), throws("TypeError", "callback"));
+  }
+
+  // ---- init ----------------------------------------------------------------------------
+  for (const [l, v] of badSources()) {
+    row("init", `source ${l}`, () => api.init(v), throws("TypeError", "source"));
+  }
+
+  // ---- DurableDelayQueue (where the runtime's runner gives one) ------------------------
+  if (api.DurableDelayQueue !== undefined) {
+    const D = api.DurableDelayQueue;
+    for (const [l, v] of [...badValues(), ["a function", () => 1], ["Symbol()", Symbol("v")]]) {
+      row("DurableDelayQueue#offer", `value ${l}`, ({ d }) => d.offer(v, 1), { rejects: "TypeError", names: /value/ });
+      row("DurableDelayQueue#offerAt", `value ${l}`, ({ d }) => d.offerAt(v, 0), {
+        rejects: "TypeError",
+        names: /value/,
+      });
+    }
+    for (const [l, v] of notNumbers()) {
+      row("DurableDelayQueue#offer", `delayMs ${l}`, ({ d }) => d.offer("x", v), {
+        rejects: "TypeError",
+        names: /delayMs/,
+      });
+      row("DurableDelayQueue#reschedule", `delayMs ${l}`, ({ d, id }) => d.reschedule(id, v), {
+        rejects: "TypeError",
+        names: /delayMs/,
+      });
+      for (const method of ["cancel", "reschedule"]) {
+        row(`DurableDelayQueue#${method}`, `id ${l}`, ({ d }) => d[method](v, 1), {
+          rejects: "TypeError",
+          names: /\bid\b/,
+        });
+      }
+      row("DurableDelayQueue#deadlineOf", `id ${l}`, ({ d }) => d.deadlineOf(v), throws("TypeError", "id"));
+    }
+    for (const [l, v] of [...nonFinite(), ["1e300 (after 2189)", 1e300]]) {
+      row("DurableDelayQueue#offer", `delayMs ${l}`, ({ d }) => d.offer("x", v), {
+        rejects: "RangeError",
+        names: /delayMs/,
+      });
+      row("DurableDelayQueue#reschedule", `delayMs ${l}`, ({ d, id }) => d.reschedule(id, v), {
+        rejects: "RangeError",
+        names: /delayMs/,
+      });
+    }
+    for (const [l, v, type] of [...badDeadlines(), ["2300-01-01", Date.UTC(2300, 0, 1), "RangeError"]]) {
+      row("DurableDelayQueue#offerAt", `deadline ${l}`, ({ d }) => d.offerAt("x", v), {
+        rejects: type,
+        names: /deadline/,
+      });
+    }
+    for (const [l, v] of [
+      ["-1", -1],
+      ["1.5", 1.5],
+      ["NaN", Number.NaN],
+      ["2^53+1", 2 ** 53 + 1],
+      ["Infinity", Infinity],
+    ]) {
+      for (const method of ["cancel", "reschedule"]) {
+        row(`DurableDelayQueue#${method}`, `id ${l}`, ({ d }) => d[method](v, 1), {
+          rejects: "RangeError",
+          names: /\bid\b/,
+        });
+      }
+      row("DurableDelayQueue#deadlineOf", `id ${l}`, ({ d }) => d.deadlineOf(v), throws("RangeError", "id"));
+    }
+    for (const [l, v] of [
+      ["undefined", undefined],
+      ['"f"', "f"],
+      ["{}", {}],
+    ]) {
+      row("DurableDelayQueue#deliver", `callback ${l}`, ({ d }) => d.deliver(v), {
+        rejects: "TypeError",
+        names: /callback/,
+      });
+    }
+    for (const [l, v] of [
+      ["undefined", undefined],
+      ["null", null],
+      ["{ get() {} }", { get() {} }],
+      ["a revoked Proxy", revoked()],
+    ]) {
+      row("DurableDelayQueue.open", `storage ${l}`, () => D.open(v), { rejects: "TypeError", names: /storage/ });
+    }
+    for (const [l, v] of notObjects()) {
+      row("DurableDelayQueue.open", `options ${l}`, ({ storage }) => D.open(storage, v), {
+        rejects: "TypeError",
+        names: /options/,
+      });
+    }
+    row("DurableDelayQueue.open", "prefix 1", ({ storage }) => D.open(storage, { prefix: 1 }), {
+      rejects: "TypeError",
+      names: /prefix/,
+    });
+    row("new DurableDelayQueue", "without open()", ({ storage }) => new D(storage), {
+      error: "TypeError",
+      names: /open/,
+    });
+  }
+  return rows;
+}
+
+function emptySnapshot() {
+  return { version: 1, size: 0, items: [] };
+}
+
+/** What must not change: everything the public API shows of the queue, scheduler and durable queue. */
+async function state(ctx) {
+  const { q, s, d, values, handles, schedHandles } = ctx;
+  const out = {
+    q: {
+      size: q.size,
+      closed: q.closed,
+      remainingCapacity: q.remainingCapacity,
+      items: q.toArray().map((v) => values.indexOf(v)),
+      delays: handles.map((h) => q.delayOf(h)),
+      stats: q.stats,
+    },
+    s: { size: s.size, closed: s.closed, delays: schedHandles.map((h) => s.delayOf(h)), stats: s.stats },
+  };
+  if (d !== undefined) {
+    out.d = { size: d.size, items: d.toArray(), stored: await ctx.storageState() };
+  }
+  return out;
+}
+
+function same(a, b) {
+  if (Object.is(a, b)) return true;
+  if (typeof a !== "object" || typeof b !== "object" || a === null || b === null) return false;
+  if (Array.isArray(a) !== Array.isArray(b)) return false;
+  const ka = Object.keys(a);
+  const kb = Object.keys(b);
+  return ka.length === kb.length && ka.every((k) => same(a[k], b[k]));
+}
+
+function show(x) {
+  try {
+    return JSON.stringify(x, (_, v) => (typeof v === "bigint" ? `${v}n` : v));
+  } catch {
+    return String(x);
+  }
+}
+
+/** What a call did: `{ threw }`, `{ returned }`, and for a Promise `{ rejected }` or `{ resolved }`. */
+async function outcome(call) {
+  let result;
+  try {
+    result = call();
+  } catch (e) {
+    return { threw: e };
+  }
+  if (result instanceof Promise) {
+    return result.then(
+      (v) => ({ resolved: v }),
+      (e) => ({ rejected: e }),
+    );
+  }
+  return { returned: result };
+}
+
+function describeOutcome(o) {
+  const [kind, x] = Object.entries(o)[0];
+  if (x instanceof Error) return `${kind} ${x.name}: ${x.message}`;
+  return `${kind} ${typeof x === "object" ? show(x) : String(x)}`;
+}
+
+/** Whether `o` is what the row expects; a reason why not, or null. */
+function judge(o, expect) {
+  const error = o.threw ?? o.rejected;
+  if (expect.error !== undefined || expect.rejects !== undefined) {
+    const type = expect.error ?? expect.rejects;
+    if (expect.error !== undefined && o.threw === undefined && o.rejected === undefined) return "expected it to throw";
+    if (expect.rejects !== undefined && o.rejected === undefined) return "expected a rejected Promise";
+    if (error?.name !== type || !(error instanceof Error)) return `expected a ${type}`;
+    if (!expect.names.test(error.message)) return `expected the message to name ${expect.names}`;
+    return null;
+  }
+  if ("throwsOwn" in expect) return error === expect.throwsOwn ? null : "expected the getter's own error, unchanged";
+  if ("rejectsWith" in expect) {
+    if (o.rejected === undefined) return "expected a rejected Promise";
+    return expect.rejectsWith(o.rejected) ? null : "expected the signal's reason";
+  }
+  if ("resolves" in expect) {
+    if (!("resolved" in o)) return "expected a resolved Promise";
+    return same(o.resolved, expect.resolves) ? null : `expected it to resolve to ${show(expect.resolves)}`;
+  }
+  if ("returned" in o && same(o.returned, expect.returns)) return null;
+  return `expected it to return ${show(expect.returns)}`;
+}
+
+/**
+ * Runs every row against one queue, scheduler (and durable queue): each call must do what
+ * its row says and change nothing. `api`: { DelayQueue, Scheduler, init, DurableDelayQueue?,
+ * durableStorage?: () => Promise<{ storage, state: () => Promise<unknown> }> }.
+ * Resolves to { ran, failures: [{ method, label, problem }], methods: [names] }.
+ */
+export async function sweep(api) {
+  const { DelayQueue, Scheduler } = api;
+  // The clock stands still, so deadlines and delays compare exactly.
+  const clock = () => CLOCK_MS;
+  const q = new DelayQueue({ capacity: 10, clock, keepAlive: false });
+  const values = [{ id: "a" }, "b", 3];
+  const handles = values.map((v, i) => q.offer(v, 3_600_000 + (i % 2)));
+  const waiting = q.take(); // a waiting take: a timer armed, stats.takers 1
+  const waited = waiting.then(
+    (v) => ({ resolved: v }),
+    (e) => ({ rejected: e }),
+  );
+  const s = new Scheduler({ clock, keepAlive: false, onerror: () => {} });
+  const schedHandles = [s.schedule(() => {}, 3_600_000), s.schedule(() => {}, 7_200_000)];
+  const ctx = { api, q, s, h: handles[0], sh: schedHandles[0], values, handles, schedHandles };
+  if (api.DurableDelayQueue !== undefined) {
+    const { storage, state: storageState } = await api.durableStorage();
+    ctx.storage = storage;
+    ctx.storageState = storageState;
+    ctx.d = await api.DurableDelayQueue.open(storage);
+    ctx.id = await ctx.d.offer({ kept: true }, 3_600_000);
+  }
+  const rows = table(api);
+  const failures = [];
+  const methods = new Set();
+  const before = show(await state(ctx));
+  for (const { method, label, call, expect } of rows) {
+    methods.add(method);
+    const o = await outcome(() => call(ctx));
+    const problem = judge(o, expect);
+    const after = show(await state(ctx));
+    if (problem !== null) failures.push({ method, label, problem: `${problem}; ${describeOutcome(o)}` });
+    if (after !== before) failures.push({ method, label, problem: `changed the queue: ${before} -> ${after}` });
+  }
+  q.close();
+  s.close();
+  const end = await waited;
+  if (end.rejected?.name !== "ClosedError") {
+    failures.push({
+      method: "DelayQueue#take",
+      label: "the waiting take",
+      problem: `ended with ${describeOutcome(end)}`,
+    });
+  }
+  return { ran: rows.length, failures, methods: [...methods] };
+}
+
+/** One line per failure, for a runner's assertion message. */
+export function report({ ran, failures }) {
+  return `${failures.length} of ${ran} bad-input calls failed:\n${failures
+    .map((f) => `  ${f.method} with ${f.label}: ${f.problem}`)
+    .join("\n")}`;
+}

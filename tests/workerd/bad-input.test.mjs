@@ -1,0 +1,78 @@
+// The one bad-input table (tests/bad-input.mjs) in workerd (through miniflare), with the
+// package's `workerd` entry as Workers load it, inside a Durable Object so that
+// DurableDelayQueue runs on real Durable Object storage. Node, Deno and Chromium run the
+// same table. Run with a Node miniflare supports (>= 22; scripts/test.sh uses Node 24).
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { readdirSync } from "node:fs";
+import { join, relative } from "node:path";
+import { fileURLToPath } from "node:url";
+import { Miniflare } from "miniflare";
+
+const root = fileURLToPath(new URL("../..", import.meta.url));
+
+const worker = `
+import { DelayQueue, DurableDelayQueue, Scheduler, init } from "./js/workerd.js";
+import { report, sweep } from "./tests/bad-input.mjs";
+
+export class Sweep {
+  constructor(ctx) {
+    this.ctx = ctx;
+  }
+  async alarm() {} // the durable queue sets the object's alarm
+  async fetch() {
+    const storage = this.ctx.storage;
+    const result = await sweep({
+      DelayQueue,
+      Scheduler,
+      init,
+      DurableDelayQueue,
+      durableStorage: async () => ({
+        storage,
+        state: async () => ({ items: [...(await storage.list())], alarm: await storage.getAlarm() }),
+      }),
+    });
+    return Response.json({ ran: result.ran, failed: result.failures.length, methods: result.methods.length, report: report(result) });
+  }
+}
+
+export default {
+  fetch(request, env) {
+    return env.SWEEP.get(env.SWEEP.idFromName("sweep")).fetch(request);
+  },
+};
+`;
+
+function modules() {
+  const mods = [{ type: "ESModule", path: join(root, "sweep-worker.js"), contents: worker }];
+  for (const dir of ["js", "dist"]) {
+    for (const e of readdirSync(join(root, dir), { recursive: true, withFileTypes: true })) {
+      if (!e.isFile()) continue;
+      const f = relative(root, join(e.parentPath ?? e.path, e.name));
+      if (f.endsWith(".js")) mods.push({ type: "ESModule", path: join(root, f) });
+      else if (f.endsWith(".wasm")) mods.push({ type: "CompiledWasm", path: join(root, f) });
+    }
+  }
+  mods.push({ type: "ESModule", path: join(root, "tests/bad-input.mjs") });
+  return mods;
+}
+
+test("bad input everywhere: each call throws a clear error naming the argument and changes nothing", async () => {
+  const mf = new Miniflare({
+    modulesRoot: root,
+    modules: modules(),
+    compatibilityDate: "2025-09-01",
+    durableObjects: { SWEEP: { className: "Sweep", useSQLite: true } },
+  });
+  try {
+    const res = await mf.dispatchFetch("http://tarry.test/");
+    const text = await res.text();
+    assert.equal(res.status, 200, text);
+    const r = JSON.parse(text);
+    console.log(`bad input (workerd): ${r.ran} calls over ${r.methods} methods`);
+    assert.equal(r.failed, 0, r.report);
+    assert.ok(r.ran > 400, `only ${r.ran} rows`);
+  } finally {
+    await mf.dispose();
+  }
+});
