@@ -72,7 +72,14 @@ export async function serve({ port = 0, root = repo, log = false } = {}) {
     server.listen(port, "127.0.0.1", ok);
   });
   const url = `http://127.0.0.1:${server.address().port}`;
-  return { server, url, close: () => new Promise((ok) => server.close(ok)) };
+  // close() also ends connections a browser keeps open: server.close() alone waits for them
+  // (Chromium held one for 90 s after its page had closed, stalling the bundler tests).
+  const close = () =>
+    new Promise((ok) => {
+      server.close(ok);
+      server.closeAllConnections();
+    });
+  return { server, url, close };
 }
 
 if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
