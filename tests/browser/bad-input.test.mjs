@@ -13,17 +13,14 @@ test("bad input everywhere: each call throws a clear error naming the argument a
     const { DelayQueue, Scheduler, init } = await import("/js/web.js");
     await init();
     const { DurableDelayQueue } = await import("/js/durable.js");
-    const { FakeStorage } = await import("/tests/js/durable-storage.mjs");
+    const { fakeDurableStorage } = await import("/tests/js/durable-storage.mjs");
     const { report, sweep } = await import("/tests/bad-input.mjs");
     const result = await sweep({
       DelayQueue,
       Scheduler,
       init,
       DurableDelayQueue,
-      durableStorage: async () => {
-        const storage = new FakeStorage();
-        return { storage, state: async () => storage.dump() };
-      },
+      durableStorage: fakeDurableStorage,
     });
     return { ran: result.ran, failed: result.failures.length, methods: result.methods.length, report: report(result) };
   });

@@ -4,7 +4,7 @@
 import { assert } from "./assert.ts";
 import { DelayQueue, Scheduler, init } from "tarry-queue";
 import { DurableDelayQueue } from "../../js/durable.js";
-import { FakeStorage } from "../js/durable-storage.mjs";
+import { fakeDurableStorage } from "../js/durable-storage.mjs";
 import { report, sweep } from "../bad-input.mjs";
 
 Deno.test("bad input everywhere: each call throws a clear error naming the argument and changes nothing", async () => {
@@ -13,10 +13,7 @@ Deno.test("bad input everywhere: each call throws a clear error naming the argum
     Scheduler,
     init,
     DurableDelayQueue,
-    durableStorage: () => {
-      const storage = new FakeStorage();
-      return Promise.resolve({ storage, state: () => Promise.resolve(storage.dump()) });
-    },
+    durableStorage: fakeDurableStorage,
   });
   console.log(`bad input (Deno ${Deno.version.deno}): ${result.ran} calls over ${result.methods.length} methods`);
   assert(result.failures.length === 0, report(result));

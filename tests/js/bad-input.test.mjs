@@ -4,7 +4,8 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { DelayQueue, Scheduler, init } from "tarry-queue";
-import { DurableDelayQueue, FakeStorage } from "./durable-helpers.mjs";
+import { DurableDelayQueue } from "./durable-helpers.mjs";
+import { fakeDurableStorage } from "./durable-storage.mjs";
 import { report, sweep } from "../bad-input.mjs";
 
 test("bad input everywhere: each call throws a clear error naming the argument and changes nothing", async () => {
@@ -13,10 +14,7 @@ test("bad input everywhere: each call throws a clear error naming the argument a
     Scheduler,
     init,
     DurableDelayQueue,
-    durableStorage: async () => {
-      const storage = new FakeStorage();
-      return { storage, state: async () => storage.dump() };
-    },
+    durableStorage: fakeDurableStorage,
   });
   console.log(`bad input (Node ${process.versions.node}): ${result.ran} calls over ${result.methods.length} methods`);
   assert.equal(result.failures.length, 0, report(result));
