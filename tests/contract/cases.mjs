@@ -146,10 +146,38 @@ test("offerMany is all or nothing: one bad item and none lands", async (e) => {
   const q = await e.open();
   const before = await e.state(q);
   const bad = [
-    [[{ value: "ok", delayMs: 10 }, { value: undefined, delayMs: 10 }], "TypeError", /items\[1\]\.value/],
-    [[{ value: "ok", delayMs: 10 }, { value: "x", delayMs: Number.NaN }], "RangeError", /items\[1\]\.delayMs/],
-    [[{ value: "ok", delayMs: 10 }, { value: "x", deadline: "soon" }], "TypeError", /items\[1\]\.deadline/],
-    [[{ value: "ok", delayMs: 10 }, { value: "x", delayMs: 1, id: "" }], "RangeError", /items\[1\]\.id/],
+    [
+      [
+        { value: "ok", delayMs: 10 },
+        { value: undefined, delayMs: 10 },
+      ],
+      "TypeError",
+      /items\[1\]\.value/,
+    ],
+    [
+      [
+        { value: "ok", delayMs: 10 },
+        { value: "x", delayMs: Number.NaN },
+      ],
+      "RangeError",
+      /items\[1\]\.delayMs/,
+    ],
+    [
+      [
+        { value: "ok", delayMs: 10 },
+        { value: "x", deadline: "soon" },
+      ],
+      "TypeError",
+      /items\[1\]\.deadline/,
+    ],
+    [
+      [
+        { value: "ok", delayMs: 10 },
+        { value: "x", delayMs: 1, id: "" },
+      ],
+      "RangeError",
+      /items\[1\]\.id/,
+    ],
   ];
   for (const [items, name, message] of bad) {
     await assert.rejects(q.offerMany(items), { name, message }, JSON.stringify(items));
@@ -176,9 +204,10 @@ test("offerMany: items take effect in order, so a later item's ifExists meets an
 
 test("null is a value: offered, held and handed out as null", async (e) => {
   const q = await e.open();
+  const t = Date.now();
   await q.offer(null, 0, { id: "a" });
-  await q.offerAt(null, Date.now(), { id: "b" });
-  await q.offerMany([{ value: null, delayMs: 0, id: "c" }]);
+  await q.offerAt(null, t + 40, { id: "b" });
+  await q.offerMany([{ value: null, deadline: t + 80, id: "c" }]);
   assert.equal(await q.size(), 3);
   const got = await consume(e, q, 3);
   assert.deepEqual(
@@ -733,9 +762,9 @@ function badCalls() {
 /** Runs `rows` against `q`: each call returns a Promise that rejects as the row says, and the engine's state stays. */
 async function checkBadCalls(e, q, rows) {
   const problems = [];
-  const before = await e.state(q);
   for (const [call, name, names] of rows) {
     const label = call.toString().replace(/^\(q\) => /, "");
+    const before = await e.state(q);
     let result;
     try {
       result = call(q);

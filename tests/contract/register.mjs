@@ -44,7 +44,7 @@ export function register(start, { expectedFailures = {}, leftOut = {} } = {}) {
           failure !== undefined,
           `expected to fail (${expected.why}) but it passed: remove it from the runner's expected failures`,
         );
-        t.diagnostic(`fails as expected: ${String(failure?.message ?? failure).split("\n")[0]}`);
+        t.diagnostic(`fails as expected: ${String(failure?.message ?? failure)}`);
         assert.match(
           String(failure?.stack ?? failure),
           expected.error,
