@@ -301,7 +301,7 @@ test("ifExists on an item in flight: keep leaves it; replace and extend offer a 
   const q = await e.open();
   const t = Date.now();
   await q.offerMany(["A", "B", "C"].map((id, i) => ({ value: id, deadline: t + 20 * i, id })));
-  const first = await consume(e, q, 3, async (value, job) => {
+  const first = await consume(e, q, 3, async (_value, job) => {
     if (job.id === "A") assert.equal(await q.offer("A2", 0, { id: "A", ifExists: "keep" }), "A");
     if (job.id === "B") await q.offer("B2", 50, { id: "B" });
     if (job.id === "C") await q.offer("C2", 50, { id: "C", ifExists: "extend" });
@@ -432,7 +432,7 @@ test("retry: a handler that throws or rejects gets the item again retryDelayMs l
     e,
     q,
     3,
-    async (value, job) => {
+    async (_value, job) => {
       if (job.attempt === 1) throw new Error("first try fails");
       if (job.attempt === 2) await Promise.reject(new Error("second try rejects"));
     },
@@ -460,7 +460,7 @@ test("retryDelayMs as a function: called with (attempt, error) for each failure 
     e,
     q,
     3,
-    (value, job) => {
+    (_value, job) => {
       throw new Error(`failure ${job.attempt}`);
     },
     {
@@ -491,7 +491,7 @@ test("a failing item does not hold back the others: it comes back at its retry d
     e,
     q,
     4,
-    (value, job) => {
+    (_value, job) => {
       if (job.id === "A" && job.attempt === 1) throw new Error("A fails once");
     },
     { retryDelayMs: 250 },

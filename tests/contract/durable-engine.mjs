@@ -9,6 +9,22 @@
 /** How long a consumer waits for its deliveries, and a delivery for a consumer, before failing. */
 const LIMIT_MS = 20_000;
 
+/** Values structured clone refuses, and the path each TypeError must name. */
+export const unstorable = [
+  ["a function inside", { a: { f() {} } }, ".a.f"],
+  ["a Symbol inside", { list: [1, Symbol("s")] }, ".list[1]"],
+  [
+    "a getter that throws",
+    {
+      get boom() {
+        throw new Error("getter");
+      },
+    },
+    ".boom",
+  ],
+  ["a function", () => {}, ""],
+];
+
 export class DurableHost {
   #DurableDelayQueue;
   #storage;
@@ -20,6 +36,9 @@ export class DurableHost {
   /** The consumer of the delivery made last (its retryDelayMs applies to that delivery). */
   #last = null;
   #closed = false;
+  /** deliver() calls running, and deliveries among them waiting for a consumer. */
+  #delivering = 0;
+  #idle = 0;
 
   /**
    * @param {typeof import("../../js/durable.js").DurableDelayQueue} DurableDelayQueue
@@ -33,7 +52,7 @@ export class DurableHost {
   }
 
   /** The engine a case is run against. */
-  engine(name, unstorable) {
+  engine(name) {
     return {
       name,
       open: (opts) => this.open(opts),
@@ -56,9 +75,14 @@ export class DurableHost {
   /** The object's alarm(): deliver(), every time. */
   async alarm() {
     if (this.queue === null || this.#closed) return;
-    await this.queue.deliver((value, job) => this.#dispatch(value, job), {
-      retryDelayMs: (attempt, error) => this.#last.retryDelayMs(attempt, error),
-    });
+    this.#delivering++;
+    try {
+      await this.queue.deliver((value, job) => this.#dispatch(value, job), {
+        retryDelayMs: (attempt, error) => this.#last.retryDelayMs(attempt, error),
+      });
+    } finally {
+      this.#delivering--;
+    }
   }
 
   consume(queue, n, handler, { retryDelayMs = 1000 } = {}) {
@@ -97,22 +121,34 @@ export class DurableHost {
     try {
       return await consumer.handler(value, job);
     } finally {
-      if (++consumer.settled === consumer.n) {
-        // deliver() stores the outcome in its next turn: a read queued after it sees it.
-        setTimeout(() => this.queue.size().then(() => consumer.done(), consumer.done));
-      }
+      if (++consumer.settled === consumer.n) this.#quiet().then(() => consumer.done(), consumer.done);
     }
+  }
+
+  /**
+   * Resolves once the outcome of the last delivery is stored and deliver() has ended (alarm
+   * set) or waits for the next consumer: then what the case reads next stays as it is.
+   */
+  async #quiet() {
+    do await new Promise((resolve) => setTimeout(resolve, 1));
+    while (this.#delivering > 0 && this.#idle === 0);
+    await this.queue.size(); // a read takes its turn after the last outcome's write
   }
 
   async #consumerWithRoom() {
     const until = Date.now() + LIMIT_MS;
-    while (this.#consumer === null) {
-      if (this.#closed) throw new Error("the case has ended: no consumer for this delivery");
-      if (Date.now() > until) throw new Error(`a delivery waited ${LIMIT_MS} ms for a consumer`);
-      await new Promise((resolve) => {
-        this.#waiting.push(resolve);
-        setTimeout(resolve, 1000);
-      });
+    this.#idle++;
+    try {
+      while (this.#consumer === null) {
+        if (this.#closed) throw new Error("the case has ended: no consumer for this delivery");
+        if (Date.now() > until) throw new Error(`a delivery waited ${LIMIT_MS} ms for a consumer`);
+        await new Promise((resolve) => {
+          this.#waiting.push(resolve);
+          setTimeout(resolve, 100);
+        });
+      }
+    } finally {
+      this.#idle--;
     }
     return this.#consumer;
   }

@@ -9,22 +9,6 @@ import { FakeStorage } from "../js/durable-storage.mjs";
 import { DurableHost } from "./durable-engine.mjs";
 import { register } from "./register.mjs";
 
-/** Values structured clone refuses, and the path each TypeError must name. */
-export const unstorable = [
-  ["a function inside", { a: { f() {} } }, ".a.f"],
-  ["a Symbol inside", { list: [1, Symbol("s")] }, ".list[1]"],
-  [
-    "a getter that throws",
-    {
-      get boom() {
-        throw new Error("getter");
-      },
-    },
-    ".boom",
-  ],
-  ["a function", () => {}, ""],
-];
-
 /** Runs the storage's alarm as workerd does until stop() (which resolves once the running alarm() has returned). */
 function runAlarms(storage, host) {
   let stopped = false;
@@ -52,7 +36,7 @@ register(async (c) => {
   const storage = new FakeStorage();
   const host = new DurableHost(DurableDelayQueue, storage, async () => storage.dump());
   const stop = runAlarms(storage, host);
-  const engine = host.engine("DurableDelayQueue (fake storage)", unstorable);
+  const engine = host.engine("DurableDelayQueue (fake storage)");
   return {
     run: () => c.run(engine),
     dispose: async () => {
