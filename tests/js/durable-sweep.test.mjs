@@ -44,7 +44,7 @@ async function bury(storage, queue, id) {
   await queue.offerAt(`value of ${id}`, -1, { id });
   await storage.fire(() =>
     queue.deliver(
-      (v, job) => {
+      (_v, job) => {
         if (job.id === id) throw new Error(`${id} fails`);
       },
       { retryDelayMs: -2 },
@@ -222,7 +222,7 @@ const situations = [
   {
     op: "deliver",
     name: "deliver: a handler replaces its own item, then fails",
-    ...delivering(100, async (v, job, s) => {
+    ...delivering(100, async (_v, job, s) => {
       await s.queue.offer("a again", 1000, { id: job.id });
       throw new Error("fails after replacing itself");
     }),

@@ -417,7 +417,7 @@ test("a handler may replace its own item (offer with its id): the new item stays
   await q.offer("v1", 10, { id: "x" });
   await q.offer("v1", 10, { id: "y" });
   clock.advance(10);
-  await q.deliver(async (value, job) => {
+  await q.deliver(async (_value, job) => {
     await q.offer("v2", 1000, { id: job.id });
     if (job.id === "y") throw new Error("fails after replacing itself");
   });
@@ -675,6 +675,7 @@ test("arguments only Durable Objects have: deadlines after 2189, deliver()'s han
     [() => q.offerMany([{ value: "x", delayMs: 1e300 }]), R, /^items\[0\]\.delayMs\b/],
     [() => q.reschedule("kept", 1e300), R, /^delayMs\b/],
     [() => q.offer(Promise.resolve(1), 1), T, /^value\b/],
+    // biome-ignore lint/suspicious/noThenProperty: a thenable is a value this row offers
     [() => q.offer({ then() {} }, 1), T, /^value\.then\b/],
     [() => q.offer(revoked.proxy, 1), T, /^value\b/],
     [() => q.deliver(), T, /^handler\b/],
