@@ -245,7 +245,12 @@ export class DurableDelayQueue {
     ) {
       throw new TypeError(`storage must be a Durable Object's storage (ctx.storage), got ${describe(storage)}`);
     }
-    const { prefix = "tarry:", maxAttempts = MAX_ATTEMPTS } = optionsOf(opts, "options", ["prefix", "maxAttempts"]);
+    const { prefix = "tarry:", maxAttempts = MAX_ATTEMPTS } = optionsOf(
+      opts,
+      "options",
+      ["prefix", "maxAttempts"],
+      "DurableDelayQueue.open()",
+    );
     if (typeof prefix !== "string") throw new TypeError(`options.prefix must be a string, got ${describe(prefix)}`);
     if (!Number.isSafeInteger(maxAttempts) || maxAttempts < 1) {
       throw new RangeError(`options.maxAttempts must be a whole number >= 1, got ${describe(maxAttempts)}`);
@@ -264,12 +269,13 @@ export class DurableDelayQueue {
    */
   async offer(value, delayMs, opts) {
     const deadline = deadlineIn(delayMs, "delayMs", Date.now());
-    return (await this.#offer([offerOf(value, "value", opts, "options", deadline)]))[0];
+    return (await this.#offer([offerOf(value, "value", opts, "options", deadline, "offer()")]))[0];
   }
 
   /** Adds `value`, due at `deadline` (epoch ms or a Date); options and result as offer(). */
   async offerAt(value, deadline, opts) {
-    return (await this.#offer([offerOf(value, "value", opts, "options", deadlineAt(deadline, "deadline"))]))[0];
+    const at = deadlineAt(deadline, "deadline");
+    return (await this.#offer([offerOf(value, "value", opts, "options", at, "offerAt()")]))[0];
   }
 
   /**
@@ -290,7 +296,7 @@ export class DurableDelayQueue {
       if (item === null || typeof item !== "object" || isRevoked(item)) {
         throw new TypeError(`${where} must be an object, got ${describe(item)}`);
       }
-      const o = optionsOf(item, where, ["value", "delayMs", "deadline", "id", "ifExists"]);
+      const o = optionsOf(item, where, ["value", "delayMs", "deadline", "id", "ifExists"], "offerMany()");
       if ((o.delayMs === undefined) === (o.deadline === undefined)) {
         throw new TypeError(`${where} must have exactly one of delayMs and deadline`);
       }
@@ -298,7 +304,9 @@ export class DurableDelayQueue {
         o.delayMs !== undefined
           ? deadlineIn(o.delayMs, `${where}.delayMs`, now)
           : deadlineAt(o.deadline, `${where}.deadline`);
-      offers.push(offerOf(o.value, `${where}.value`, { id: o.id, ifExists: o.ifExists }, where, deadline));
+      offers.push(
+        offerOf(o.value, `${where}.value`, { id: o.id, ifExists: o.ifExists }, where, deadline, "offerMany()"),
+      );
     }
     return this.#offer(offers);
   }
@@ -446,7 +454,7 @@ export class DurableDelayQueue {
    */
   async deliver(handler, opts) {
     if (typeof handler !== "function") throw new TypeError(`handler must be a function, got ${describe(handler)}`);
-    const { retryDelayMs = RETRY_DELAY_MS } = optionsOf(opts, "options", ["retryDelayMs"]);
+    const { retryDelayMs = RETRY_DELAY_MS } = optionsOf(opts, "options", ["retryDelayMs"], "deliver()");
     if (typeof retryDelayMs !== "function") checkMs(retryDelayMs, "options.retryDelayMs");
     this.#open();
     const run = this.#delivery.then(() => this.#deliver(handler, retryDelayMs));
@@ -574,7 +582,7 @@ export class DurableDelayQueue {
    * page (undefined: none). `limit` 1 to 1000, default 100.
    */
   async deadLetters(opts) {
-    const { limit = PAGE, after } = optionsOf(opts, "options", ["limit", "after"]);
+    const { limit = PAGE, after } = optionsOf(opts, "options", ["limit", "after"], "deadLetters()");
     checkLimit(limit, "options.limit");
     const from = after === undefined ? -1 : seqOfCursor(after, "options.after");
     this.#open();
@@ -621,7 +629,7 @@ export class DurableDelayQueue {
 
   /** Removes the dead letters that died at least `olderThan` ms ago (default 0: all); resolves to how many. */
   async purgeDead(opts) {
-    const { olderThan = 0 } = optionsOf(opts, "options", ["olderThan"]);
+    const { olderThan = 0 } = optionsOf(opts, "options", ["olderThan"], "purgeDead()");
     checkMs(olderThan, "options.olderThan");
     if (olderThan < 0) throw new RangeError(`options.olderThan must be >= 0, got ${olderThan}`);
     this.#open();
@@ -836,21 +844,22 @@ function alarmAt(deadline) {
 
 /**
  * An options bag (undefined or an object) whose keys are all `known`; an unknown one is
- * refused, naming it.
+ * refused, naming it and the call `of` (the wording of the shared rule for every engine).
  */
-function optionsOf(o, name, known) {
+function optionsOf(o, name, known, of) {
   const bag = options(o, name);
   for (const key of Object.keys(bag)) {
     if (!known.includes(key)) {
-      throw new TypeError(`${name}.${key} is not an option (the options are ${known.join(", ")})`);
+      const shown = /^[A-Za-z_$][\w$]*$/.test(key) ? `${name}.${key}` : `${name}[${JSON.stringify(key.slice(0, 40))}]`;
+      throw new TypeError(`${shown} is not an option of ${of} (its options: ${known.join(", ")})`);
     }
   }
   return bag;
 }
 
 /** One checked offer: { id, ifExists, value (the copy kept), deadline }. */
-function offerOf(value, valueName, opts, optsName, deadline) {
-  const { id = crypto.randomUUID(), ifExists = IF_EXISTS[0] } = optionsOf(opts, optsName, ["id", "ifExists"]);
+function offerOf(value, valueName, opts, optsName, deadline, of) {
+  const { id = crypto.randomUUID(), ifExists = IF_EXISTS[0] } = optionsOf(opts, optsName, ["id", "ifExists"], of);
   checkId(id, `${optsName}.id`);
   if (typeof ifExists !== "string") {
     throw new TypeError(`${optsName}.ifExists must be a string, got ${describe(ifExists)}`);
