@@ -474,9 +474,8 @@ export class DurableDelayQueue {
     let failed = false;
     let failure;
     try {
-      for (;;) {
-        const record = await this.#exclusive(() => this.#start(now));
-        if (record === undefined) break;
+      let record = await this.#exclusive(() => this.#handOut(now, null));
+      while (record !== undefined) {
         delivered++;
         const value = structuredClone(record.value);
         const job = { id: record.id, value, deadline: record.deadline, attempt: record.attempt };
@@ -486,7 +485,8 @@ export class DurableDelayQueue {
         } catch (e) {
           error = e ?? new Error(String(e));
         }
-        await this.#exclusive(() => this.#finish(record, error, retryDelayMs));
+        const done = record;
+        record = await this.#exclusive(() => this.#finish(done, error, retryDelayMs, now));
       }
     } catch (e) {
       failed = true;
@@ -505,45 +505,26 @@ export class DurableDelayQueue {
   }
 
   /**
-   * The next item due by `now`, its attempt raised in storage and in flight; undefined when
-   * none is due. An item whose last allowed delivery never finished goes to the dead letters.
+   * Stores the outcome of `record`'s delivery (done, back at its retry deadline, or dead)
+   * and hands out the next item due by `now`, in one transaction; resolves to that item, or
+   * undefined when none is due.
    */
-  async #start(now) {
-    for (;;) {
-      const head = this.#order.head();
-      if (head === undefined || head.deadline > now) return undefined;
-      if (head.attempt >= this.#maxAttempts) {
-        const reason = `its handler did not finish on attempt ${head.attempt} of ${this.#maxAttempts} (the object was reset while it ran)`;
-        await this.#commit(this.#burial(head, reason), { alarm: false });
-        continue;
-      }
-      await this.#commit({ updates: [{ record: head, fields: { attempt: head.attempt + 1 } }] }, { alarm: false });
-      this.#order.remove(head);
-      head.state = "inFlight";
-      this.#inFlight = head;
-      const c = this.#counters;
-      this.#lateness[c.delivered % LATENESS_SAMPLES] = Date.now() - head.deadline;
-      c.delivered++;
-      if (head.attempt > 1) c.redelivered++;
-      return head;
-    }
-  }
-
-  /** Stores the outcome of `record`'s delivery: done, back at its retry deadline, or dead. */
-  async #finish(record, error, retryDelayMs) {
-    // Unless an offer replaced it while its handler ran: then nothing is left to do.
-    if (this.#inFlight !== record) return;
+  async #finish(record, error, retryDelayMs, now) {
+    // Unless an offer replaced it while its handler ran: then its outcome changes nothing.
+    if (this.#inFlight !== record) return this.#handOut(now, null);
     try {
+      let outcome;
       if (error === null) {
-        await this.#commit({ removes: [record] }, { alarm: false });
+        outcome = { removes: [record] };
       } else if (record.attempt >= this.#maxAttempts) {
-        await this.#commit(this.#burial(record, reasonOf(error)), { alarm: false });
+        outcome = this.#burial(record, reasonOf(error));
       } else {
         const delay = retryDelayOf(retryDelayMs, record.attempt, error);
         const deadline = Math.min(Math.max(Date.now() + delay, EARLIEST_DEADLINE), LATEST_DEADLINE);
         const back = { ...record, state: "pending", deadline, seq: this.#next, handle: undefined };
-        await this.#commit({ removes: [record], adds: [back], next: this.#next + 1 }, { alarm: false });
+        outcome = { removes: [record], adds: [back], next: this.#next + 1 };
       }
+      return await this.#handOut(now, outcome);
     } finally {
       if (this.#inFlight === record) {
         // The outcome is not stored: the item stays as storage has it, pending, this attempt
@@ -552,6 +533,49 @@ export class DurableDelayQueue {
         record.state = "pending";
         this.#restore(record);
       }
+    }
+  }
+
+  /**
+   * Commits `outcome` (the last delivery's, or null) and, in the same transaction, the start
+   * of the next delivery: the item due by `now` that comes first once the outcome is in,
+   * its attempt raised. Resolves to that item, now in flight, or undefined when none is due.
+   * An item whose last allowed delivery never finished goes to the dead letters instead.
+   */
+  async #handOut(now, outcome) {
+    for (;;) {
+      const back = outcome?.adds?.[0];
+      let head = this.#order.head();
+      if (back !== undefined && (head === undefined || back.deadline < head.deadline)) head = back;
+      if (head === undefined || head.deadline > now) {
+        if (outcome !== null) await this.#commit(outcome, { alarm: false });
+        return undefined;
+      }
+      if (head.attempt >= this.#maxAttempts) {
+        if (outcome !== null) {
+          await this.#commit(outcome, { alarm: false }); // first, so the two draw different seqs
+          outcome = null;
+          continue;
+        }
+        const reason = `its handler did not finish on attempt ${head.attempt} of ${this.#maxAttempts} (the object was reset while it ran)`;
+        await this.#commit(this.#burial(head, reason), { alarm: false });
+        continue;
+      }
+      const change = outcome ?? {};
+      if (head === back) {
+        back.attempt++; // a new record, stored as it goes out
+      } else {
+        change.updates = [{ record: head, fields: { attempt: head.attempt + 1 } }];
+      }
+      await this.#commit(change, { alarm: false });
+      this.#order.remove(head);
+      head.state = "inFlight";
+      this.#inFlight = head;
+      const c = this.#counters;
+      this.#lateness[c.delivered % LATENESS_SAMPLES] = Date.now() - head.deadline;
+      c.delivered++;
+      if (head.attempt > 1) c.redelivered++;
+      return head;
     }
   }
 
