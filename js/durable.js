@@ -33,8 +33,9 @@
 //    Redis); while it runs the item is in flight, and it is no longer in the order. When the
 //    handler returns the item is removed; when it throws, the item goes back at its retry
 //    deadline (a new seq: behind the items already due then), or to the dead letters after
-//    `maxAttempts`. Only an unfinished delivery, or one whose outcome could not be stored,
-//    hands an item out again at the same attempt's place.
+//    `maxAttempts`. That outcome and the next item's raised attempt are one transaction, so
+//    a delivery costs one. Only an unfinished delivery, or one whose outcome could not be
+//    stored, hands an item out again from its old place.
 // 5. One id names one item, pending, in flight or dead. `ifExists` decides what an offer
 //    does to an id that is present: replace it (a new item), keep it, or extend it (a pending
 //    item takes the later deadline and the new value; one in flight or dead is replaced).
