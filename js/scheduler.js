@@ -30,7 +30,15 @@
 
 import { Timeline } from "./timeline.js";
 import { checkBoolean, checkClock, checkHandle, checkMs, describe, epochOf, options } from "./arguments.js";
-import { catchUp, checkCatchUp, EveryRule, checkPeriod, firstAtOrAfter, knownOptions, startOf } from "./schedule/rule.js";
+import {
+  catchUp,
+  checkCatchUp,
+  EveryRule,
+  checkPeriod,
+  firstAtOrAfter,
+  knownOptions,
+  startOf,
+} from "./schedule/rule.js";
 
 /** How often, while a schedule is active, the offset between the wall and monotonic clocks is re-read. */
 const WALL_CHECK_MS = 1000;
