@@ -292,8 +292,9 @@ export class Scheduler {
   /**
    * Runs `fn(due)` at the occurrences of a cron expression in `timezone` (IANA, default
    * "UTC"), with Vixie cron's rule at daylight-saving changes (see tarry-queue/cron). Needs
-   * `new Scheduler({ cron })` with `cron` from tarry-queue/cron. `start`: no occurrence
-   * before it (default now); `catchUp` and `overlap` as for every().
+   * `new Scheduler({ cron })` with `cron` from tarry-queue/cron. `start`: the first run is
+   * the first occurrence at or after it (default: the first after now); `catchUp` and
+   * `overlap` as for every().
    *
    * @example
    * const t = scheduler.cron("0 9 * * 1-5", (due) => report(due), { timezone: "Europe/Berlin" });
@@ -314,7 +315,8 @@ export class Scheduler {
       throw new TypeError(`cron must be the cron function of "tarry-queue/cron": it returned no rule`);
     this.#tl.open();
     const now = Date.now();
-    return this.#begin(rule, fn, mode, overlap, start === undefined ? now : Math.max(start, now));
+    // By default the first occurrence after now; with `start`, the first at or after it.
+    return this.#begin(rule, fn, mode, overlap, start === undefined ? now + 1 : Math.max(start, now));
   }
 
   /** Forgets a pending callback; false when the handle names none (it ran, or was cancelled). */
