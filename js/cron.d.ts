@@ -1,6 +1,7 @@
 // Types for `tarry-queue/cron` (js/cron.js): cron rules for the Scheduler, in an entry of
 // their own so that croner loads only where cron is used.
-import type { OccurrenceRule } from "./tarry.js";
+// (A CronRule is an OccurrenceRule of tarry.d.ts, structurally; no import, so that each
+// entry's types stand alone.)
 
 /**
  * The occurrences of a cron expression in an IANA time zone. Five fields (minute hour
@@ -11,7 +12,7 @@ import type { OccurrenceRule } from "./tarry.js";
  * instants); any other follows the wall clock (nonexistent times skipped, repeated times
  * run twice).
  */
-export declare class CronRule implements OccurrenceRule {
+export declare class CronRule {
   constructor(expression: string, timezone?: string);
   readonly expression: string;
   readonly timezone: string;
