@@ -58,7 +58,11 @@ export function measure() {
         loader: { ".wasm": "file" },
       });
       const code = out.outputFiles.find((f) => f.path.endsWith(".js")).contents;
-      pages[name] = { bytes: code.length, gzip: gzipSync(code, { level: 9 }).length, code: Buffer.from(code).toString() };
+      pages[name] = {
+        bytes: code.length,
+        gzip: gzipSync(code, { level: 9 }).length,
+        code: Buffer.from(code).toString(),
+      };
     }
     const wasm = readFileSync(join(root, "dist/tarry_bg.wasm"));
     return { pages, wasm: { bytes: wasm.length, gzip: gzipSync(wasm, { level: 9 }).length } };
