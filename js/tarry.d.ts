@@ -3,11 +3,22 @@
 // Hand-written; tests/types/surface.test.mjs fails when an entry's exports or a class's
 // members differ from what is declared here.
 
+/**
+ * `tarry-queue`: what its browser, Node, Deno and Bun entries export (and the Workers entry,
+ * which adds `DurableDelayQueue`). A `DelayQueue` hands items out in deadline order once
+ * their delay has expired; a `Scheduler` runs callbacks at their deadlines; both keep one
+ * host timer, armed for the earliest deadline that matters. In a browser, `await init()`
+ * once before the first queue; elsewhere the wasm is loaded at import.
+ *
+ * @module tarry-queue
+ */
+
 // `[Symbol.dispose]` and `using`: the lib that declares them, also for projects whose `lib`
 // stops at es2022 and that have no @types/node.
 /// <reference lib="esnext.disposable" />
 
 /**
+ * @internal
  * A global class's instance type where the project's types declare that global (lib "dom",
  * "webworker", @types/node, Deno), and `never` where none does, so that these types compile
  * with `lib: ["es2022"]` alone.
@@ -15,6 +26,7 @@
 type GlobalInstance<Name extends string> = typeof globalThis extends { [K in Name]: { prototype: infer I } }
   ? I
   : never;
+/** @internal */
 type WasmModule = typeof globalThis extends { WebAssembly: { Module: { prototype: infer M } } } ? M : never;
 
 /** An AbortSignal (the DOM's, Node's or Deno's). */
@@ -52,7 +64,7 @@ export declare class ClosedError extends Error {
 
 /**
  * A handle names one offered item: a plain integer in [2^26, 2^53), never reused while its
- * queue lives, and naming nothing in another queue (see the README's handle notes).
+ * queue lives, and naming nothing in another queue (docs/semantics.md, "Handles and ids").
  */
 export type Handle = number;
 
@@ -133,6 +145,7 @@ export interface DelayQueue<T = unknown, Bounded extends boolean = boolean> exte
   readonly remainingCapacity: number;
   /** Whether close() was called. */
   readonly closed: boolean;
+  /** Figures for monitoring: size, waiting takes, the timer (0 or 1 armed), wake-ups, lateness. */
   readonly stats: DelayQueueStats;
   /**
    * Adds `value` due `delayMs` from now (negative: already expired). null when a bounded queue
@@ -185,6 +198,7 @@ export interface DelayQueue<T = unknown, Bounded extends boolean = boolean> exte
   flush(): void;
   /** Rejects waiting takes and puts, disarms the timer, frees the wasm memory. */
   close(): void;
+  /** close(), for `using queue = new DelayQueue()`. */
   [Symbol.dispose](): void;
   /** `for await (const item of queue)`: items as they expire, until close(). */
   [Symbol.asyncIterator](): AsyncIterator<T>;
@@ -303,7 +317,11 @@ export interface Schedule {
 
 /**
  * Runs callbacks once at their deadlines, in deadline order (FIFO among ties), with one
- * host timer for all of them. A failing callback does not stop the others.
+ * host timer for all of them: `setTimeout` with O(log n) cancel and reschedule by handle.
+ * A failing callback does not stop the others: its error goes to `onerror`. One wake-up
+ * runs the callbacks that were due when it began; one scheduled meanwhile, even at delay 0,
+ * waits for the next wake-up. Pending callbacks keep a Node or Deno process running, as a
+ * pending `setTimeout` does, unless `keepAlive: false`.
  */
 export declare class Scheduler {
   constructor(options?: SchedulerOptions);
@@ -311,7 +329,9 @@ export declare class Scheduler {
   onerror: ((error: unknown) => void) | null;
   /** Callbacks waiting to run. */
   readonly size: number;
+  /** Whether close() was called. */
   readonly closed: boolean;
+  /** Figures for monitoring, as a DelayQueue's; `delivered` counts callbacks run. */
   readonly stats: DelayQueueStats;
   /** Runs `fn(...args)` once, `delayMs` from now. */
   schedule<A extends unknown[]>(fn: (...args: A) => unknown, delayMs: number, ...args: A): Handle;
@@ -336,6 +356,7 @@ export declare class Scheduler {
   delayOf(handle: Handle): number | undefined;
   /** Drops every pending callback and disarms the timer. */
   close(): void;
+  /** close(), for `using scheduler = new Scheduler()`. */
   [Symbol.dispose](): void;
   readonly [Symbol.toStringTag]: string;
 }
