@@ -1,5 +1,14 @@
 // Types for `tarry-queue/cron` (js/cron.js): cron rules for the Scheduler, in an entry of
 // their own so that croner loads only where cron is used.
+
+/**
+ * `tarry-queue/cron`: cron rules for `Scheduler#cron` (`new Scheduler({ cron })`), on
+ * croner, in an entry of their own so that pages without cron do not load croner. A rule
+ * gives occurrences as epoch ms, in an IANA time zone, with Vixie cron's rule at
+ * daylight-saving changes.
+ *
+ * @module tarry-queue/cron
+ */
 // (A CronRule is an OccurrenceRule of tarry.d.ts, structurally; no import, so that each
 // entry's types stand alone.)
 
