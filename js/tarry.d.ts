@@ -247,6 +247,72 @@ export interface SchedulerOptions {
   clock?: () => number;
   /** Gets the error when a callback throws or its promise rejects. Default: console.error. */
   onerror?: ((error: unknown) => void) | null;
+  /**
+   * The `cron` export of `tarry-queue/cron`, which `Scheduler#cron` needs: the cron rules
+   * load apart because they bring croner (about 10 kB gzipped) that pages without cron
+   * should not load.
+   */
+  cron?: ((expression: string, options?: { timezone?: string }) => OccurrenceRule) | null;
+}
+
+/**
+ * The occurrences of a schedule, from its rule alone: `next(after)` is the first
+ * occurrence strictly after `after`, `latest(at)` the last at or before `at` (epoch ms),
+ * undefined when there is none.
+ */
+export interface OccurrenceRule {
+  next(after: number): number | undefined;
+  latest(at: number): number | undefined;
+}
+
+/** Options of Scheduler#every and Scheduler#cron. */
+export interface ScheduleOptions {
+  /**
+   * What runs when the schedule fell behind (the occurrence after the one due was due as
+   * well: the process slept or was stopped, the event loop was blocked): "one" (default)
+   * runs the latest missed occurrence once, for all of them; "all" runs each, in order,
+   * one per wake-up; "none" runs none of them. An occurrence late by less than that runs.
+   */
+  catchUp?: "one" | "all" | "none";
+  /**
+   * false (default): an occurrence that comes due while the previous run's promise is
+   * still pending is skipped and counted (`Schedule#skipped`); true: it runs.
+   */
+  overlap?: boolean;
+  /**
+   * every: the first occurrence (default one period from now; one in the past sets the
+   * phase). cron: no occurrence before it (default now).
+   */
+  start?: number | Date;
+}
+
+/** Options of Scheduler#cron. */
+export interface CronScheduleOptions extends ScheduleOptions {
+  /** The IANA time zone the expression is read in. Default: "UTC". */
+  timezone?: string;
+}
+
+/** A recurring schedule, as Scheduler#every and Scheduler#cron return it. */
+export interface Schedule {
+  /** A name unique in this process. */
+  readonly id: string;
+  /** When the next occurrence is due; undefined when none will run (paused, cancelled or ended). */
+  nextRun(): Date | undefined;
+  /** "ended": the rule has no more occurrences, or the scheduler was closed. */
+  readonly state: "active" | "paused" | "cancelled" | "ended";
+  /** Occurrences run so far. */
+  readonly runs: number;
+  /** Occurrences skipped because the previous run was still running (overlap: false). */
+  readonly skipped: number;
+  /** The due time of the latest occurrence run. */
+  readonly lastRun: Date | undefined;
+  /** Stops it for good (a run in progress finishes); false when it was cancelled or ended. */
+  cancel(): boolean;
+  /** Stops running occurrences until resume(); false when it was not active. */
+  pause(): boolean;
+  /** Runs again from the first occurrence at or after now; false when it was not paused. */
+  resume(): boolean;
+  readonly [Symbol.toStringTag]: string;
 }
 
 /**
@@ -271,6 +337,17 @@ export declare class Scheduler {
   schedule<A extends unknown[]>(fn: (...args: A) => unknown, delayMs: number, ...args: A): Handle;
   /** Runs `fn(...args)` once at a wall-clock time (epoch ms or Date). */
   scheduleAt<A extends unknown[]>(fn: (...args: A) => unknown, deadline: number | Date, ...args: A): Handle;
+  /**
+   * Runs `fn(due)` at a fixed rate, on the scheduler's one timer: occurrence k is due at
+   * start + k·periodMs (a whole number of ms), never drifting with the time runs take.
+   */
+  every(periodMs: number, fn: (due: Date) => unknown, options?: ScheduleOptions): Schedule;
+  /**
+   * Runs `fn(due)` at the occurrences of a cron expression (five fields, or six with
+   * seconds first) in `timezone` (IANA, default "UTC"), with Vixie cron's rule at
+   * daylight-saving changes. Needs `new Scheduler({ cron })`, `cron` from tarry-queue/cron.
+   */
+  cron(expression: string, fn: (due: Date) => unknown, options?: CronScheduleOptions): Schedule;
   /** Forgets a pending callback; false when the handle names none. */
   cancel(handle: Handle): boolean;
   /** Moves a pending callback to `delayMs` from now; false when the handle names none. */

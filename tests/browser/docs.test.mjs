@@ -17,6 +17,8 @@ const blocks = blocksFor("browser");
 const site = mkdtempSync(join(tmpdir(), "tarry-docs-site-"));
 mkdirSync(join(site, "node_modules"));
 symlinkSync(root, join(site, "node_modules", "tarry-queue"), "dir");
+// tarry-queue's dependency (croner, for tarry-queue/cron), beside it as npm installs it.
+symlinkSync(join(root, "node_modules", "croner"), join(site, "node_modules", "croner"), "dir");
 
 let server;
 let browser;
