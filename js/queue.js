@@ -32,6 +32,7 @@ import {
   checkHandle,
   checkMs,
   checkSignal,
+  checkTimeout,
   checkValue,
   describe,
   epochOf,
@@ -42,6 +43,11 @@ import {
 } from "./arguments.js";
 
 const dispose = Symbol.dispose ?? Symbol.for("Symbol.dispose");
+
+/** The options each call takes (arguments.js refuses any other, naming it). */
+const QUEUE_OPTIONS = Object.freeze(["capacity", "keepAlive", "clock"]);
+const TAKE_OPTIONS = Object.freeze(["signal", "timeout"]);
+const PUT_OPTIONS = Object.freeze(["signal"]);
 
 /** Every live queue, so that a page becoming visible again can flush overdue items. */
 const live = new Set();
@@ -66,9 +72,10 @@ export class DelayQueue {
    * @param {{capacity?: number, keepAlive?: boolean, clock?: () => number}} [opts]
    */
   constructor(opts) {
-    const { capacity = Infinity, keepAlive = true, clock } = options(opts, "options");
+    const o = options(opts, "options", QUEUE_OPTIONS, "DelayQueue");
+    const { capacity = Infinity, keepAlive = true, clock } = o;
     checkCapacity(capacity);
-    checkBoolean(keepAlive, "keepAlive");
+    checkBoolean(keepAlive, "options.keepAlive");
     if (clock !== undefined) checkClock(clock);
     this.#capacity = capacity;
     this.#tl = new Timeline("DelayQueue", capacity, keepAlive, clock, () => this.#onTimer());
@@ -214,20 +221,24 @@ export class DelayQueue {
    * first (nothing is added then).
    */
   put(value, delayMs, opts) {
+    try {
+      return this.#put(value, delayMs, opts);
+    } catch (e) {
+      return Promise.reject(e); // a method that returns a Promise never throws: it rejects
+    }
+  }
+
+  #put(value, delayMs, opts) {
     checkValue(value);
     checkMs(delayMs, "delayMs");
-    const { signal } = options(opts, "options");
+    const { signal } = options(opts, "options", PUT_OPTIONS, "put()");
     checkSignal(signal);
     const tl = this.#tl;
     if (tl.deadlines === null) return Promise.reject(new ClosedError("DelayQueue"));
     if (signal?.aborted) return Promise.reject(abortReason(signal));
     if (this.#putters.size === 0) {
-      try {
-        const h = this.#offerChecked(value, delayMs);
-        if (h !== null) return Promise.resolve(h);
-      } catch (e) {
-        return Promise.reject(e);
-      }
+      const h = this.#offerChecked(value, delayMs);
+      if (h !== null) return Promise.resolve(h);
     }
     const deadline = tl.clock.now() + delayMs;
     return new Promise((resolve, reject) => {
@@ -264,12 +275,17 @@ export class DelayQueue {
    * leaves the queue only in the turn in which a take's promise is resolved with it.
    */
   take(opts) {
-    const { signal, timeout } = options(opts, "options");
-    checkSignal(signal);
-    if (timeout !== undefined) {
-      checkMs(timeout, "timeout");
-      if (timeout < 0) throw new RangeError(`timeout must not be negative, got ${timeout}`);
+    try {
+      return this.#take(opts);
+    } catch (e) {
+      return Promise.reject(e); // a method that returns a Promise never throws: it rejects
     }
+  }
+
+  #take(opts) {
+    const { signal, timeout } = options(opts, "options", TAKE_OPTIONS, "take()");
+    checkSignal(signal);
+    checkTimeout(timeout);
     const tl = this.#tl;
     const d = tl.deadlines;
     if (d === null) return Promise.reject(new ClosedError("DelayQueue"));

@@ -56,10 +56,11 @@ export class Scheduler {
    * keepAlive false: pending callbacks do not hold a Node or Deno process open.
    */
   constructor(opts) {
-    const { keepAlive = true, onerror = null, clock } = options(opts, "options");
-    checkBoolean(keepAlive, "keepAlive");
+    const o = options(opts, "options", ["keepAlive", "onerror", "clock"], "Scheduler");
+    const { keepAlive = true, onerror = null, clock } = o;
+    checkBoolean(keepAlive, "options.keepAlive");
     if (onerror !== null && typeof onerror !== "function")
-      throw new TypeError(`onerror must be a function, got ${describe(onerror)}`);
+      throw new TypeError(`options.onerror must be a function, got ${describe(onerror)}`);
     if (clock !== undefined) checkClock(clock);
     this.onerror = onerror;
     this.#tl = new Timeline("Scheduler", Infinity, keepAlive, clock, () => this.#onTimer());

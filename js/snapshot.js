@@ -70,10 +70,8 @@ export function readSnapshot(snapshot, capacity, clock, add) {
       );
     }
     const value = item.value;
-    if (value === undefined || value === null) {
-      throw new TypeError(
-        `DelayQueue.restore(): items[${i}].value is ${value === undefined && !("value" in item) ? "missing" : value}`,
-      );
+    if (value === undefined) {
+      throw new TypeError(`DelayQueue.restore(): items[${i}].value is ${!("value" in item) ? "missing" : "undefined"}`);
     }
     if (
       typeof value === "object"

@@ -6,9 +6,10 @@
 // from it too, between its random calls. No runtime-specific import here.
 //
 // Every row names a call and what it must do:
-//   - throw (or, for the async calls, reject with) a TypeError or RangeError whose message
-//     names the argument, and change nothing: size, items in order, deadlines, stats (timer
-//     arms included) and, for DurableDelayQueue, what storage holds, compared before and after;
+//   - throw (or, for a call that returns a Promise, reject with: such a call never throws) a
+//     TypeError or RangeError whose message names the argument, and change nothing: size,
+//     items in order, deadlines, stats (timer arms included) and, for DurableDelayQueue, what
+//     storage holds, compared before and after;
 //   - or, for a value that is no mistake but must not touch anything (a number that is no
 //     handle, a drain of at most -0 items), return what the row says and change nothing;
 //   - or reject with an already-aborted signal's reason, adding nothing.
@@ -58,13 +59,19 @@ const nonFinite = () => [
   ["-Infinity", -Infinity],
 ];
 
-/** Numbers that can never be a handle: cancelling with one is a no-op, never an error. */
+/** Whole numbers that a queue never gives out as handles: a call with one finds nothing, no error. */
 const noHandles = () => [
+  ["-0", -0],
+  ["0", 0],
+  ["2^26-1", 2 ** 26 - 1],
+  ["2^53-1", 2 ** 53 - 1],
+];
+
+/** Numbers no call returns as a handle (not whole numbers from 0 to 2^53-1): a TypeError. */
+const notHandles = () => [
   ["NaN", Number.NaN],
   ["Infinity", Infinity],
   ["-Infinity", -Infinity],
-  ["-0", -0],
-  ["0", 0],
   ["-1", -1],
   ["1.5", 1.5],
   ["2^53", 2 ** 53],
@@ -73,7 +80,10 @@ const noHandles = () => [
   ["2^26 + 0.5", 2 ** 26 + 0.5],
 ];
 
-/** Values no queue takes: null and undefined (what poll() returns for "nothing") and thenables. */
+/**
+ * Values no queue takes: undefined (what poll() returns for "no item") and thenables. (null
+ * is a value like any other, on every engine.)
+ */
 function badValues() {
   const throwingThen = {
     get then() {
@@ -91,7 +101,6 @@ function badValues() {
   const fnWithThen = Object.assign(() => {}, { then() {} });
   return [
     ["undefined", undefined],
-    ["null", null],
     ["{ then() {} }", { then() {} }],
     ["a Promise", Promise.resolve(1)],
     ["a function with then", fnWithThen],
@@ -258,7 +267,18 @@ export function table(api) {
     }
     for (const [l, v] of nonFinite()) row(method, `${arg} ${l}`, (ctx) => call(ctx, v), throws("RangeError", arg));
   }
-  row("DelayQueue#take", "timeout -1", ({ q }) => q.take({ timeout: -1 }), throws("RangeError", "timeout"));
+  for (const [l, v] of [
+    ["-1", -1],
+    ["-5", -5],
+    ["-Number.MIN_VALUE", -Number.MIN_VALUE],
+  ]) {
+    row(
+      "DelayQueue#take",
+      `timeout ${l}`,
+      ({ q }) => q.take({ timeout: v }),
+      throws("RangeError", "options\\.timeout"),
+    );
+  }
   row("DelayQueue#offerMany", "values not an array", ({ q }) => q.offerMany("ab", 1), throws("TypeError", "values"));
   row(
     "DelayQueue#offerMany",
@@ -316,6 +336,7 @@ export function table(api) {
   ];
   for (const [method, call, none] of handleCalls) {
     for (const [l, v] of notNumbers()) row(method, `handle ${l}`, (ctx) => call(ctx, v), throws("TypeError", "handle"));
+    for (const [l, v] of notHandles()) row(method, `handle ${l}`, (ctx) => call(ctx, v), throws("TypeError", "handle"));
     for (const [l, v] of noHandles()) row(method, `handle ${l}`, (ctx) => call(ctx, v), { returns: none });
   }
   for (const [l, v] of notNumbers()) {
@@ -357,6 +378,31 @@ export function table(api) {
   ]) {
     const [o, error] = ownError(key);
     row(method, `options whose ${key} getter throws`, (ctx) => call(ctx, o), { throwsOwn: error });
+  }
+  // Unknown options (misspelt ones, mostly) are refused, naming the key and the option meant.
+  const unknown = (key, meant) => ({
+    error: "TypeError",
+    names: new RegExp(
+      `options\\.${key} is not an option of .*${meant === undefined ? "\\(its options: " : `did you mean ${meant}\\?`}`,
+    ),
+  });
+  for (const [method, call, key, meant] of [
+    ["new DelayQueue", (_, o) => new DelayQueue(o), "capcity", "capacity"],
+    ["new DelayQueue", (_, o) => new DelayQueue(o), "keepalive", "keepAlive"],
+    ["new DelayQueue", (_, o) => new DelayQueue(o), "clocks", "clock"],
+    ["new DelayQueue", (_, o) => new DelayQueue(o), "size", undefined],
+    ["DelayQueue.restore", (_, o) => DelayQueue.restore(emptySnapshot(), o), "capacty", "capacity"],
+    ["DelayQueue#take", (ctx, o) => ctx.q.take(o), "timeot", "timeout"],
+    ["DelayQueue#take", (ctx, o) => ctx.q.take(o), "sigal", "signal"],
+    ["DelayQueue#take", (ctx, o) => ctx.q.take(o), "limit", undefined],
+    ["DelayQueue#put", (ctx, o) => ctx.q.put("x", 1, o), "Signal", "signal"],
+    ["DelayQueue#put", (ctx, o) => ctx.q.put("x", 1, o), "timeout", undefined],
+    ["new Scheduler", (_, o) => new Scheduler(o), "onError", "onerror"],
+    ["new Scheduler", (_, o) => new Scheduler(o), "keepAlve", "keepAlive"],
+  ]) {
+    row(method, `options { ${key}: 1 }`, (ctx) => call(ctx, { [key]: 1 }), unknown(key, meant));
+    // Its value does not matter: undefined is refused too (the key is what is misspelt).
+    row(method, `options { ${key}: undefined }`, (ctx) => call(ctx, { [key]: undefined }), unknown(key, meant));
   }
   const capacities = [
     ["0", 0, "RangeError"],
@@ -535,8 +581,17 @@ export function table(api) {
       names: /open/,
     });
   }
+  // A call that returns a Promise never throws: what it refuses, it rejects.
+  for (const r of rows) {
+    if (!PROMISE_METHODS.has(r.method)) continue;
+    if (r.expect.error !== undefined) r.expect = { rejects: r.expect.error, names: r.expect.names };
+    else if ("throwsOwn" in r.expect) r.expect = { rejectsOwn: r.expect.throwsOwn };
+  }
   return rows;
 }
+
+/** The calls that return a Promise (the durable queue's rows say `rejects` themselves). */
+const PROMISE_METHODS = new Set(["DelayQueue#take", "DelayQueue#put"]);
 
 function emptySnapshot() {
   return { version: 1, size: 0, items: [] };
@@ -588,10 +643,17 @@ async function outcome(call) {
     return { threw: e };
   }
   if (result instanceof Promise) {
-    return result.then(
+    // A call that should have refused but waits instead (an option it ignored) is a failure
+    // of its row, not a sweep that never ends.
+    let timer;
+    const stillPending = new Promise((resolve) => {
+      timer = setTimeout(() => resolve({ pending: "after 2 s" }), 2000);
+    });
+    const settled = result.then(
       (v) => ({ resolved: v }),
       (e) => ({ rejected: e }),
     );
+    return Promise.race([settled, stillPending]).finally(() => clearTimeout(timer));
   }
   return { returned: result };
 }
@@ -614,6 +676,10 @@ function judge(o, expect) {
     return null;
   }
   if ("throwsOwn" in expect) return error === expect.throwsOwn ? null : "expected the getter's own error, unchanged";
+  if ("rejectsOwn" in expect) {
+    if (o.rejected === undefined) return "expected a rejected Promise";
+    return o.rejected === expect.rejectsOwn ? null : "expected the getter's own error, unchanged";
+  }
   if ("rejectsWith" in expect) {
     if (o.rejected === undefined) return "expected a rejected Promise";
     return expect.rejectsWith(o.rejected) ? null : "expected the signal's reason";

@@ -62,6 +62,10 @@ const byKey = (a, b) => (before(a, b) ? -1 : before(b, a) ? 1 : 0);
 /** Scheduler's "just after `t`" (js/scheduler.js), to check a deadline moved out of a wake-up. */
 const DELAYS = [-1e10, -5, -1, -0, 0, 0, 1e-300, 0.125, 0.5, 1, 1, 2, 3, 3, 5, 8, 13, 40, 100, 1e4, 2 ** 31 + 3, 1e10];
 
+/** Numbers no call returns as a handle: every call taking a handle refuses them with a TypeError. */
+const NOT_HANDLES = [-1, 1.5, Number.NaN, 2 ** 26 + 0.5, 2 ** 53, 2 ** 53 + 1, Infinity];
+const isHandleNumber = (h) => Number.isSafeInteger(h) && h >= 0;
+
 const MAX_DEPTH = 3;
 const MAX_ITEMS = 60;
 
@@ -461,7 +465,7 @@ class World {
   refusedValue(r) {
     switch (r.int(6)) {
       case 0:
-        return [null, "null"];
+        return [Object.assign(() => {}, { then() {} }), "a function with then"];
       case 1:
         return [undefined, "undefined"];
       case 2:
@@ -1108,7 +1112,7 @@ class World {
       );
     }
     this.counts.badInput++;
-    this.reconcile(qm, `after ${label}`);
+    if (qm.s === undefined) this.reconcile(qm, `after ${label}`); // (a scheduler's model checks itself)
   }
 
   delay(r) {
@@ -1541,8 +1545,14 @@ class World {
     const roll = r.int(10);
     if (roll < 6 && own.length) return r.pick(own).handle;
     if (roll < 8 && this.handles.size) return r.pick([...this.handles]);
-    // (Not 2^26: that is slot 0's first handle in every 4096th queue a process makes.)
-    return r.pick([0, -0, -1, 1.5, Number.NaN, 2 ** 26 + 0.5, 2 ** 53, 2 ** 53 + 1, Infinity, 12345678]);
+    // Whole numbers that name nothing, or numbers that are no handle (a TypeError). (Not
+    // 2^26: that is slot 0's first handle in every 4096th queue a process makes.)
+    return r.pick([0, -0, 12345678, 2 ** 26 - 1, 2 ** 53 - 1, ...NOT_HANDLES]);
+  }
+
+  /** A call with a number that is no handle: a TypeError naming the handle, open or closed. */
+  expectNotHandle(m, label, fn) {
+    this.expectBad(m, label, "TypeError", /\bhandle\b/, fn);
   }
 
   entryOf(qm, h) {
@@ -1553,6 +1563,7 @@ class World {
   opCancel(qm, r) {
     const h = this.pickHandle(qm, r);
     const label = `${qm.name}.cancel(${h})`;
+    if (!isHandleNumber(h)) return this.expectNotHandle(qm, label, () => qm.q.cancel(h));
     if (qm.closed) return this.expectClosed(qm, label, () => qm.q.cancel(h));
     const e = this.entryOf(qm, h);
     if (e !== null) {
@@ -1574,6 +1585,7 @@ class World {
     const h = this.pickHandle(qm, r);
     const delay = this.delay(r);
     const label = `${qm.name}.reschedule(${h}, ${delay})`;
+    if (!isHandleNumber(h)) return this.expectNotHandle(qm, label, () => qm.q.reschedule(h, delay));
     if (qm.closed) return this.expectClosed(qm, label, () => qm.q.reschedule(h, delay));
     const e = this.entryOf(qm, h);
     if (e !== null) {
@@ -1588,6 +1600,7 @@ class World {
   opDelayOf(qm, r) {
     const h = this.pickHandle(qm, r);
     const label = `${qm.name}.delayOf(${h})`;
+    if (!isHandleNumber(h)) return this.expectNotHandle(qm, label, () => qm.q.delayOf(h));
     if (qm.closed) return this.expectClosed(qm, label, () => qm.q.delayOf(h));
     const e = this.entryOf(qm, h);
     const d = this.call(qm, label, () => qm.q.delayOf(h));
@@ -1910,10 +1923,11 @@ class World {
 
   schedHandleOp(sm, r, op) {
     const own = [...sm.handles.keys()];
-    const h = own.length && r.chance(0.7) ? r.pick(own) : r.pick([0, -1, 1.5, Number.NaN, 2 ** 53, ...this.handles]);
+    const h = own.length && r.chance(0.7) ? r.pick(own) : r.pick([0, ...NOT_HANDLES, ...this.handles]);
     const delay = this.delay(r);
     const label = `${sm.name}.${op}(${h}${op === "reschedule" ? `, ${delay}` : ""})`;
     const call = () => (op === "reschedule" ? sm.s.reschedule(h, delay) : sm.s[op](h));
+    if (!isHandleNumber(h)) return this.expectNotHandle(sm, label, call);
     if (sm.closed) return this.expectClosed(sm, label, call);
     let job = null;
     for (const j of sm.live) if (j.handle === h) job = j;

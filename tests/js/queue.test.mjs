@@ -215,7 +215,7 @@ test("a stale or unknown handle never reaches another item", () => {
   assert.equal(q.cancel(h1), undefined);
   assert.equal(q.reschedule(h1, 5), false);
   assert.equal(q.delayOf(h1), undefined);
-  for (const unknown of [0, -1, 1.5, 2 ** 53, 2 ** 60, NaN, Infinity]) {
+  for (const unknown of [0, 1, 2 ** 26 - 1, 2 ** 53 - 1, h1 + 1, h2 + 2 ** 26]) {
     assert.equal(q.cancel(unknown), undefined);
     assert.equal(q.delayOf(unknown), undefined);
   }
@@ -519,7 +519,7 @@ test("offerMany adds a batch with one clock reading, all or nothing", async () =
   assert.deepEqual(q.drain(), ["x", "y"]);
   const before = q.toArray().join();
   for (const [call, type, name] of [
-    [() => q.offerMany(["p", null], [1, 2]), TypeError, /values\[1\]/],
+    [() => q.offerMany(["p", undefined], [1, 2]), TypeError, /values\[1\]/],
     [() => q.offerMany(["p", "q"], [1, NaN]), RangeError, /delays\[1\]/],
     [() => q.offerMany(["p", "q"], [1, "2"]), TypeError, /delays\[1\]/],
     [() => q.offerMany(["p", "q"], [1]), RangeError, /delays/],
@@ -531,5 +531,117 @@ test("offerMany adds a batch with one clock reading, all or nothing", async () =
     assert.equal(q.toArray().join(), before, `${call} changed the queue`);
   }
   assert.deepEqual(await q.take(), "c");
+  q.close();
+});
+
+test("null is a value like any other: offered, taken, polled, cancelled, snapshotted; undefined is refused", async () => {
+  const q = new DelayQueue();
+  const h = q.offer(null, 60_000);
+  assert.equal(q.size, 1);
+  assert.equal(q.peek(), null);
+  assert.equal(q.cancel(h), null, "cancel gives the value back: null");
+  assert.equal(q.cancel(h), undefined, "and undefined once it is gone");
+  q.offer(null, 0);
+  assert.equal(q.poll(), null);
+  assert.equal(q.poll(), undefined, "nothing left: undefined, not null");
+  q.offer(null, 5);
+  assert.equal(await q.take(), null);
+  assert.equal(await q.take({ timeout: 1 }), undefined, "a timed-out take: undefined");
+  q.offerMany([null, 1], 0);
+  q.add(null, 0);
+  assert.equal(await q.put(null, 0).then((x) => typeof x), "number");
+  q.offerAt(null, Date.now());
+  q.offer({ nested: null }, 60_000);
+  assert.deepEqual(q.drain(), [null, 1, null, null, null]);
+  const r = DelayQueue.restore(JSON.parse(JSON.stringify(q.snapshot())));
+  assert.deepEqual(r.toArray(), [{ nested: null }]);
+  const s = DelayQueue.restore({ version: 1, size: 1, items: [{ value: null, deadline: 0 }] });
+  assert.equal(s.poll(), null);
+  for (const call of [() => q.offer(undefined, 1), () => q.add(undefined, 1), () => q.offerAt(undefined, 0)]) {
+    assert.throws(call, { name: "TypeError", message: /value must not be undefined/ });
+  }
+  await assert.rejects(q.put(undefined, 1), { name: "TypeError", message: /value must not be undefined/ });
+  assert.equal(q.size, 1);
+  for (const x of [q, r, s]) x.close();
+});
+
+test("take() and put() never throw: a bad argument or option rejects their Promise", async () => {
+  const q = new DelayQueue({ capacity: 1, keepAlive: false });
+  q.offer("kept", 60_000);
+  const calls = [
+    [() => q.take({ timeout: -5 }), RangeError, /^options\.timeout must not be negative, got -5$/],
+    [
+      () => q.take({ timeout: Number.NaN }),
+      RangeError,
+      /^options\.timeout must be a finite number of milliseconds, got NaN$/,
+    ],
+    [() => q.take({ timeout: "5" }), TypeError, /^options\.timeout must be a number/],
+    [() => q.take(5), TypeError, /^options must be an object/],
+    [() => q.take({ signal: {} }), TypeError, /^options\.signal must be an AbortSignal/],
+    [() => q.take({ timeot: 5 }), TypeError, /options\.timeot is not an option of take\(\); did you mean timeout\?/],
+    [() => q.put(undefined, 1), TypeError, /value must not be undefined/],
+    [() => q.put("x", Number.NaN), RangeError, /delayMs/],
+    [() => q.put("x", 1, { signal: 5 }), TypeError, /options\.signal/],
+    [() => q.put("x", 1, { sigal: 5 }), TypeError, /options\.sigal is not an option of put\(\); did you mean signal\?/],
+  ];
+  for (const [call, type, message] of calls) {
+    let p;
+    assert.doesNotThrow(() => {
+      p = call();
+    }, String(call));
+    assert.ok(p instanceof Promise, String(call));
+    await assert.rejects(p, (e) => e instanceof type && message.test(e.message), String(call));
+  }
+  assert.deepEqual([q.size, q.stats.takers, q.stats.timersArmed], [1, 0, 0], "nothing changed");
+  q.close();
+});
+
+test("unknown options are refused, naming the option and the one meant", () => {
+  const meant = (key, near) => new RegExp(`^options\\.${key} is not an option of .*; did you mean ${near}\\?$`);
+  assert.throws(() => new DelayQueue({ capcity: 2 }), {
+    name: "TypeError",
+    message: "options.capcity is not an option of DelayQueue; did you mean capacity?",
+  });
+  assert.throws(() => new DelayQueue({ keepalive: false }), { message: meant("keepalive", "keepAlive") });
+  assert.throws(() => new DelayQueue({ Clock: () => 0 }), { message: meant("Clock", "clock") });
+  assert.throws(() => new DelayQueue({ capacity: 2, maxSize: 3 }), {
+    name: "TypeError",
+    message: "options.maxSize is not an option of DelayQueue (its options: capacity, keepAlive, clock)",
+  });
+  assert.throws(() => new DelayQueue({ "max size": 3 }), { message: /^options\["max size"\] is not an option/ });
+  assert.throws(() => new DelayQueue({ capcity: undefined }), { message: meant("capcity", "capacity") });
+  const snap = { version: 1, size: 0, items: [] };
+  assert.throws(() => DelayQueue.restore(snap, { capaciti: 3 }), { message: meant("capaciti", "capacity") });
+  // Symbols and inherited keys are not options: they are not read either.
+  const q = new DelayQueue(Object.assign(Object.create({ inherited: 1 }), { [Symbol("s")]: 1 }));
+  q.close();
+});
+
+test("an option set to undefined is that option's default", async () => {
+  const q = new DelayQueue({ capacity: undefined, keepAlive: undefined, clock: undefined });
+  assert.equal(q.remainingCapacity, Infinity);
+  q.offer("a", 0);
+  assert.equal(await q.take({ signal: undefined, timeout: undefined }), "a");
+  assert.equal(typeof (await q.put("b", 0, { signal: undefined })), "number");
+  const r = DelayQueue.restore(q.snapshot(), { capacity: undefined, keepAlive: undefined });
+  assert.equal(r.size, 1);
+  for (const x of [q, r]) x.close();
+});
+
+test("a number no call returns as a handle is a TypeError; a whole number that names nothing finds nothing", () => {
+  const q = new DelayQueue();
+  const h = q.offer("kept", 60_000);
+  for (const bad of [1.5, h + 0.5, -1, Number.NaN, Infinity, 2 ** 53, Number.MAX_VALUE]) {
+    for (const call of [() => q.cancel(bad), () => q.reschedule(bad, 1), () => q.delayOf(bad)]) {
+      assert.throws(call, { name: "TypeError", message: /^handle must be / }, `${call} with ${bad}`);
+    }
+  }
+  for (const none of [0, -0, 2 ** 26 - 1, 2 ** 53 - 1]) {
+    assert.equal(q.cancel(none), undefined);
+    assert.equal(q.reschedule(none, 1), false);
+    assert.equal(q.delayOf(none), undefined);
+  }
+  assert.equal(q.size, 1);
+  assert.equal(q.cancel(h), "kept");
   q.close();
 });
