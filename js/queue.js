@@ -60,9 +60,9 @@ const forgotten = new FinalizationRegistry((ref) => live.delete(ref));
 export class DelayQueue {
   #tl;
   /** Waiting take() calls, in call order. */
-  #takers = new Waiters();
+  #takers;
   /** Waiting put() calls, in call order. */
-  #putters = new Waiters();
+  #putters;
   /** Takes waiting with a timeout, by the handle of their timeout. */
   #timed = new Slots();
   #capacity;
@@ -78,6 +78,9 @@ export class DelayQueue {
     checkBoolean(keepAlive, "options.keepAlive");
     if (clock !== undefined) checkClock(clock);
     this.#capacity = capacity;
+    // Waiting calls keep the process running (unless keepAlive is false), timer or not.
+    this.#takers = new Waiters(keepAlive);
+    this.#putters = new Waiters(keepAlive);
     this.#tl = new Timeline("DelayQueue", capacity, keepAlive, clock, () => this.#onTimer());
     this.#ref = new WeakRef(this);
     live.add(this.#ref);

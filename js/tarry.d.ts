@@ -62,7 +62,11 @@ export interface DelayQueueOptions {
    * and `put()` waits when full. Default: unbounded (up to 2^26 items; beyond, offer() throws).
    */
   capacity?: number;
-  /** false: a waiting take() does not hold a Node or Deno process open (the timer is unref'd). Default: true. */
+  /**
+   * Default true: while a take() or put() waits, the process keeps running (Node, Bun, Deno),
+   * as a pending setTimeout would, also on an empty queue. false: waiting calls do not hold
+   * the process open (the timer is unref'd).
+   */
   keepAlive?: boolean;
   /**
    * The one function the queue reads the time through: monotonic milliseconds. Default:
@@ -100,7 +104,11 @@ export interface DelayQueueStats {
   size: number;
   /** take() calls waiting now. */
   takers: number;
-  /** Host timers armed now: 0 or 1. */
+  /**
+   * The queue's host timer, armed now: 0 or 1. A take() waiting on an empty queue arms none
+   * (there is no deadline to wake for); what keeps the process running then is one handle
+   * shared by every queue of the process, which never fires.
+   */
   timersArmed: number;
   /** Host timers armed so far (each re-arm counts). */
   timerArms: number;

@@ -258,6 +258,57 @@ test("keepAlive: false lets Node exit while a take waits; the default keeps it a
   assert.equal(kept.stdout.trim(), "took x true");
 });
 
+test("a take waiting on an empty queue keeps Node running, for await too; keepAlive: false lets it exit", () => {
+  const run = (code) =>
+    spawnSync(process.execPath, ["--input-type=module", "-e", code], { cwd: root, encoding: "utf8", timeout: 20_000 });
+  // The producer's timer is unref'd: only the waiting take can keep the process running
+  // until it fires (a top-level await that never settles exits with code 13).
+  const awaited = run(`import { DelayQueue } from "tarry-queue";
+    const q = new DelayQueue();
+    setTimeout(() => q.offer("late", 0), 300).unref();
+    console.log("took", await q.take(), q.stats.timersArmed);`);
+  assert.equal(awaited.status, 0, awaited.stderr);
+  assert.equal(awaited.stdout.trim(), "took late 0", "served, and no timer was armed for the wait");
+
+  const looped = run(`import { DelayQueue } from "tarry-queue";
+    const q = new DelayQueue();
+    q.offer(1, 0);
+    q.offer(2, 20);
+    setTimeout(() => q.offer(3, 0), 300).unref();
+    const seen = [];
+    for await (const x of q) {
+      seen.push(x);
+      if (x === 3) q.close();
+    }
+    console.log(seen.join(","));`);
+  assert.equal(looped.status, 0, looped.stderr);
+  assert.equal(looped.stdout.trim(), "1,2,3", "the loop waited on the empty queue for the third item");
+
+  // Once nothing waits (served, timed out, aborted, closed), the process ends as before.
+  const free = run(`import { DelayQueue } from "tarry-queue";
+    const q = new DelayQueue({ capacity: 1 });
+    await q.take({ timeout: 10 });
+    const ac = new AbortController();
+    const aborted = q.take({ signal: ac.signal }).catch((e) => e.name);
+    ac.abort();
+    console.log(await aborted);
+    q.offer("full", 60_000);
+    const put = q.put("waits for room", 0);
+    q.take().catch(() => {});
+    q.close();
+    console.log(await put.catch((e) => e.name));`);
+  assert.equal(free.status, 0, free.stderr);
+  assert.equal(free.stdout.trim(), "AbortError\nClosedError");
+
+  const unref = run(`import { DelayQueue } from "tarry-queue";
+    const q = new DelayQueue({ keepAlive: false });
+    setTimeout(() => q.offer("late", 0), 300).unref();
+    q.take().then((v) => console.log("took", v));
+    console.log("waiting");`);
+  assert.equal(unref.status, 0, unref.stderr);
+  assert.equal(unref.stdout.trim(), "waiting", "keepAlive: false: the process exits, the take unserved");
+});
+
 test("close() rejects waiting takes and puts, disarms the timer, and frees the queue", async () => {
   const w = watchTimers();
   try {
