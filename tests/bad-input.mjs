@@ -110,6 +110,14 @@ function badValues() {
   ];
 }
 
+/** Strings that are no id: empty, too long, not well-formed (a RangeError naming the id). */
+const badIds = () => [
+  ['""', ""],
+  ["513 characters", "x".repeat(513)],
+  ["a lone high surrogate", "order\uD800"],
+  ["a lone low surrogate", "\uDC00order"],
+];
+
 /** What is not a deadline: a TypeError, or a RangeError for a non-finite time. */
 function badDeadlines() {
   const dateProxy = new Proxy(new Date(), {});
@@ -213,6 +221,25 @@ function badSnapshots() {
     ["a function value", item(() => 1), /items\[0\]\.value/],
     ["a value holding a revoked Proxy", item({ a: revoked() }), /items\[0\]\.value/],
     ["a revoked Proxy value", item(revoked()), /items\[0\]\.value/],
+    ["an id 5", { version: 1, size: 1, items: [{ id: 5, value: 1, deadline: 1 }] }, /items\[0\]\.id/],
+    ['an id ""', { version: 1, size: 1, items: [{ id: "", value: 1, deadline: 1 }] }, /items\[0\]\.id/],
+    [
+      "an id with a lone surrogate",
+      { version: 1, size: 1, items: [{ id: "\uD800", value: 1, deadline: 1 }] },
+      /items\[0\]\.id/,
+    ],
+    [
+      "two items with one id",
+      {
+        version: 1,
+        size: 2,
+        items: [
+          { id: "a", value: 1, deadline: 1 },
+          { id: "a", value: 2, deadline: 2 },
+        ],
+      },
+      /items\[1\]\.id .* items\[0\]/,
+    ],
   ];
 }
 
@@ -242,6 +269,80 @@ export function table(api) {
       throws("TypeError", "values[1]"),
     );
   }
+  // Ids: offer's `{ id }` (and add's, offerAt's, put's), offerMany's `{ ids }`.
+  const idCalls = [
+    ["DelayQueue#offer", (ctx, o) => ctx.q.offer("x", 1, o)],
+    ["DelayQueue#add", (ctx, o) => ctx.q.add("x", 1, o)],
+    ["DelayQueue#offerAt", (ctx, o) => ctx.q.offerAt("x", 0, o)],
+    ["DelayQueue#put", (ctx, o) => ctx.q.put("x", 1, o)],
+  ];
+  for (const [method, call] of idCalls) {
+    for (const [l, v] of notObjects())
+      row(method, `options ${l}`, (ctx) => call(ctx, v), throws("TypeError", "options"));
+    for (const [l, v] of [
+      ["5", 5],
+      ["null", null],
+      ["{}", {}],
+      ["Symbol()", Symbol("id")],
+      ["a String object", new String("x")],
+    ]) {
+      row(method, `id ${l}`, (ctx) => call(ctx, { id: v }), throws("TypeError", "options\\.id"));
+    }
+    for (const [l, v] of badIds())
+      row(method, `id ${l}`, (ctx) => call(ctx, { id: v }), throws("RangeError", "options\\.id"));
+    row(method, "options { idd }", (ctx) => call(ctx, { idd: "a" }), {
+      error: "TypeError",
+      names: /options\.idd is not an option of .*; did you mean id\?/,
+    });
+  }
+  for (const [l, v] of [
+    ['"ab"', "ab"],
+    ["null", null],
+    ["a Set", new Set(["a"])],
+    ["a revoked Proxy", revoked([])],
+  ]) {
+    row(
+      "DelayQueue#offerMany",
+      `ids ${l}`,
+      ({ q }) => q.offerMany(["x"], 1, { ids: v }),
+      throws("TypeError", "options\\.ids"),
+    );
+  }
+  row(
+    "DelayQueue#offerMany",
+    "ids too few",
+    ({ q }) => q.offerMany(["x", "y"], 1, { ids: ["a"] }),
+    throws("RangeError", "options\\.ids"),
+  );
+  row(
+    "DelayQueue#offerMany",
+    "ids[1] 5",
+    ({ q }) => q.offerMany(["x", "y"], 1, { ids: ["a", 5] }),
+    throws("TypeError", "options\\.ids[1]"),
+  );
+  for (const [l, v] of badIds()) {
+    row(
+      "DelayQueue#offerMany",
+      `ids[1] ${l}`,
+      ({ q }) => q.offerMany(["x", "y"], 1, { ids: ["a", v] }),
+      throws("RangeError", "options\\.ids[1]"),
+    );
+  }
+  row("DelayQueue#offerMany", "options { id }", ({ q }) => q.offerMany(["x"], 1, { id: "a" }), {
+    error: "TypeError",
+    names: /options\.id is not an option of offerMany\(\); did you mean ids\?/,
+  });
+  row(
+    "DelayQueue#offerMany",
+    "a batch with ids larger than the room left",
+    ({ q }) =>
+      q.offerMany(
+        Array.from({ length: 20 }, (_, i) => i),
+        1,
+        { ids: Array.from({ length: 20 }, (_, i) => `n${i}`) },
+      ),
+    { error: "RangeError", names: /batch|room/ },
+  );
   const msCalls = [
     ["DelayQueue#offer", "delayMs", (ctx, x) => ctx.q.offer("x", x)],
     ["DelayQueue#add", "delayMs", (ctx, x) => ctx.q.add("x", x)],
@@ -335,7 +436,21 @@ export function table(api) {
     ["Scheduler#delayOf", (ctx, x) => ctx.s.delayOf(x), undefined],
   ];
   for (const [method, call, none] of handleCalls) {
-    for (const [l, v] of notNumbers()) row(method, `handle ${l}`, (ctx) => call(ctx, v), throws("TypeError", "handle"));
+    const ids = method.startsWith("DelayQueue#"); // a DelayQueue's items have ids too
+    for (const [l, v] of notNumbers()) {
+      if (ids && typeof v === "string") continue; // an id: below
+      row(method, `handle ${l}`, (ctx) => call(ctx, v), throws("TypeError", "handle"));
+    }
+    if (ids) {
+      for (const [l, v] of badIds()) row(method, `id ${l}`, (ctx) => call(ctx, v), throws("RangeError", "id"));
+      for (const [l, v] of [
+        ['"5"', "5"],
+        ['"a"', "a"],
+        ["512 characters", "x".repeat(512)],
+      ]) {
+        row(method, `id ${l} (no item has it)`, (ctx) => call(ctx, v), { returns: none });
+      }
+    }
     for (const [l, v] of notHandles()) row(method, `handle ${l}`, (ctx) => call(ctx, v), throws("TypeError", "handle"));
     for (const [l, v] of noHandles()) row(method, `handle ${l}`, (ctx) => call(ctx, v), { returns: none });
   }
@@ -607,6 +722,8 @@ async function state(ctx) {
       remainingCapacity: q.remainingCapacity,
       items: q.toArray().map((v) => values.indexOf(v)),
       delays: handles.map((h) => q.delayOf(h)),
+      // Ids: the one given, and those the rows offer with (a bad call must name nothing).
+      ids: ["kept", "a", "x", "n0", "n19"].map((id) => q.delayOf(id)),
       stats: q.stats,
     },
     s: { size: s.size, closed: s.closed, delays: schedHandles.map((h) => s.delayOf(h)), stats: s.stats },
@@ -704,7 +821,7 @@ export async function sweep(api) {
   const clock = () => CLOCK_MS;
   const q = new DelayQueue({ capacity: 10, clock, keepAlive: false });
   const values = [{ id: "a" }, "b", 3];
-  const handles = values.map((v, i) => q.offer(v, 3_600_000 + (i % 2)));
+  const handles = values.map((v, i) => q.offer(v, 3_600_000 + (i % 2), i === 0 ? { id: "kept" } : undefined));
   const waiting = q.take(); // a waiting take: a timer armed, stats.takers 1
   const waited = waiting.then(
     (v) => ({ resolved: v }),

@@ -696,3 +696,69 @@ test("a number no call returns as a handle is a TypeError; a whole number that n
   assert.equal(q.cancel(h), "kept");
   q.close();
 });
+
+test("ids: offer with { id }, then cancel, reschedule and delayOf by it; an id names one item", async () => {
+  const q = new DelayQueue({ capacity: 3, clock: () => 1000 }); // a clock that stands still
+  const h = q.offer({ orderId: 42 }, 60_000, { id: "order:42" });
+  assert.equal(q.delayOf("order:42"), 60_000);
+  assert.equal(q.reschedule("order:42", 120_000), true);
+  assert.equal(q.delayOf("order:42"), 120_000);
+  assert.equal(q.delayOf(h), q.delayOf("order:42"), "the handle names the same item");
+  // Offering an id that is present replaces that item, in place: new value, new deadline,
+  // behind the items already due then; same handle; no room needed.
+  q.offer("tie-first", 50);
+  q.offer("full", 60_000);
+  assert.equal(q.remainingCapacity, 0);
+  assert.equal(q.offer({ orderId: 42, paid: false }, 50, { id: "order:42" }), h);
+  assert.equal(q.size, 3);
+  assert.deepEqual(q.toArray().slice(0, 2), ["tie-first", { orderId: 42, paid: false }]);
+  assert.deepEqual(q.cancel("order:42"), { orderId: 42, paid: false });
+  assert.equal(q.cancel("order:42"), undefined);
+  assert.equal(q.cancel(h), undefined, "and its handle is stale");
+  assert.equal(q.reschedule("order:42", 1), false);
+  assert.equal(q.delayOf("order:42"), undefined);
+  // An item that leaves (taken, polled, drained, cancelled, cleared) frees its id.
+  const a = q.add("a", 0, { id: "a" });
+  assert.equal(q.poll(), "a");
+  const a2 = q.add("a again", 0, { id: "a" });
+  assert.notEqual(a2, a, "a new item under the freed id");
+  assert.equal(await q.take(), "a again");
+  assert.equal(q.delayOf("a"), undefined);
+  assert.equal(typeof (await q.put("p", 0, { id: "p" })), "number");
+  assert.deepEqual(q.drain(), ["p"]);
+  q.offerAt("at", Date.now() + 60_000, { id: "at" });
+  q.clear();
+  assert.equal(q.delayOf("at"), undefined);
+  q.offer("after clear", 0, { id: "at" });
+  assert.equal(q.cancel("at"), "after clear");
+  q.close();
+  assert.throws(() => q.cancel("a"), { name: "ClosedError" });
+});
+
+test("ids: offerMany with { ids }, put with { id } waiting for room, all or nothing", async () => {
+  const q = new DelayQueue({ capacity: 3 });
+  const hs = q.offerMany(["x", "y", "z"], [10, 20, 30], { ids: ["X", undefined, "X"] });
+  assert.equal(hs[0], hs[2], "a repeated id replaces the item the batch gave it");
+  assert.deepEqual(q.toArray(), ["y", "z"]);
+  q.offer("w", 40);
+  // Full: a batch of one new item and one replacement does not fit, so nothing changes...
+  assert.throws(() => q.offerMany(["new", "X2"], 5, { ids: ["N", "X"] }), {
+    name: "RangeError",
+    message: /does not fit/,
+  });
+  assert.deepEqual(q.toArray(), ["y", "z", "w"]);
+  // ...while replacements alone need no room.
+  assert.deepEqual(q.offerMany(["X3"], 1, { ids: ["X"] }), [hs[0]]);
+  assert.deepEqual(q.toArray(), ["X3", "y", "w"]);
+  // A put whose id is present replaces at once, though the queue is full; another waits for
+  // room, and gets its id when it goes in.
+  assert.equal(await q.put("X4", 2, { id: "X" }), hs[0]);
+  const waiting = q.put("late", 0, { id: "L" });
+  assert.equal(q.delayOf("L"), undefined, "not in yet");
+  assert.equal(q.cancel("X"), "X4");
+  const hl = await waiting;
+  assert.equal(q.delayOf("L") <= 0, true);
+  assert.equal(q.cancel("L"), "late");
+  assert.equal(q.cancel(hl), undefined);
+  q.close();
+});
