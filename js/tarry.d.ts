@@ -141,6 +141,19 @@ export interface DelayQueueStats {
   latenessMax: number;
 }
 
+/**
+ * The arguments `Args` when no value of `T` is a thenable; otherwise one argument that
+ * nothing can be, so that `new DelayQueue<Promise<number>>()` (and `restore()` of such
+ * items) does not compile, as offering a thenable throws at run time: the Promise of a
+ * take() would adopt it. (A constraint on DelayQueue's `T` cannot say this: TypeScript takes
+ * `T extends (T extends PromiseLike<unknown> ? never : unknown)` for a circular constraint.)
+ */
+export type UnlessThenable<T, Args extends unknown[]> = 0 extends 1 & T
+  ? Args // any
+  : true extends (T extends { then: (...args: never[]) => unknown } ? true : never)
+    ? [thenablesAreRefused: "a DelayQueue holds no thenables (a take() would adopt them): wrap them, e.g. { promise }"]
+    : Args;
+
 /** What offer() and offerAt() return: a handle, or null only when a bounded queue is full. */
 export type OfferResult<Bounded extends boolean> = Bounded extends false ? Handle : Handle | null;
 
@@ -232,17 +245,23 @@ export interface DelayQueue<T = unknown, Bounded extends boolean = boolean> exte
 
 export interface DelayQueueConstructor {
   /** An unbounded queue (no `capacity`): offer() always returns a handle. */
-  new <T = unknown>(options?: UnboundedOptions): DelayQueue<T, false>;
+  new <T = unknown>(...options: UnlessThenable<T, [options?: UnboundedOptions]>): DelayQueue<T, false>;
   /** A bounded queue: offer() returns null when it is full. */
-  new <T = unknown>(options: BoundedOptions): DelayQueue<T, true>;
+  new <T = unknown>(...options: UnlessThenable<T, [options: BoundedOptions]>): DelayQueue<T, true>;
   readonly prototype: DelayQueue<any>;
   /**
    * A new queue holding a snapshot's items: overdue ones first, all in deadline order,
    * FIFO among ties; never due before their written deadline. A malformed snapshot throws
    * a TypeError (a RangeError when it holds more than `capacity`) and builds nothing.
    */
-  restore<T = unknown>(snapshot: Snapshot<T>, options?: UnboundedOptions): DelayQueue<T, false>;
-  restore<T = unknown>(snapshot: Snapshot<T>, options: BoundedOptions): DelayQueue<T, true>;
+  restore<T = unknown>(
+    snapshot: Snapshot<T>,
+    ...options: UnlessThenable<T, [options?: UnboundedOptions]>
+  ): DelayQueue<T, false>;
+  restore<T = unknown>(
+    snapshot: Snapshot<T>,
+    ...options: UnlessThenable<T, [options: BoundedOptions]>
+  ): DelayQueue<T, true>;
   /** Data of unknown shape (read back from storage): checked whole at run time. */
   restore(snapshot: unknown, options?: UnboundedOptions): DelayQueue<unknown, false>;
   restore(snapshot: unknown, options: BoundedOptions): DelayQueue<unknown, true>;
