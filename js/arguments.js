@@ -225,7 +225,8 @@ export function checkTimeout(timeout, name = "options.timeout") {
   if (timeout < 0) throw new RangeError(`${name} must not be negative, got ${timeout}`);
 }
 
-export function checkSignal(signal, name = "options.signal") {
+/** An AbortSignal, or undefined. `name`: how messages name it ("options.signal" in DelayQueue). */
+export function checkSignal(signal, name = "signal") {
   if (signal === undefined) return;
   if (
     signal === null ||

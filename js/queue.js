@@ -327,7 +327,7 @@ export class DelayQueue {
     checkValue(value);
     checkMs(delayMs, "delayMs");
     const { signal, id } = options(opts, "options", PUT_OPTIONS, "put()");
-    checkSignal(signal);
+    checkSignal(signal, "options.signal");
     if (id !== undefined) checkId(id, "options.id");
     const tl = this.#tl;
     if (tl.deadlines === null) return Promise.reject(new ClosedError("DelayQueue"));
@@ -381,7 +381,7 @@ export class DelayQueue {
 
   #take(opts) {
     const { signal, timeout } = options(opts, "options", TAKE_OPTIONS, "take()");
-    checkSignal(signal);
+    checkSignal(signal, "options.signal");
     checkTimeout(timeout);
     const tl = this.#tl;
     const d = tl.deadlines;
