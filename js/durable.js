@@ -394,8 +394,7 @@ export class DurableDelayQueue {
         id < 0 ||
         r === null ||
         typeof r !== "object" ||
-        r.value === undefined ||
-        r.value === null ||
+        r.value === undefined || // null is a value, on every engine
         !Number.isFinite(r.deadline) ||
         !Number.isSafeInteger(r.seq)
       ) {
