@@ -68,7 +68,6 @@ expectType<DelayQueue<unknown, false>>()(DelayQueue.restore(promises));
 // A `then` that is no function is a plain property; unknown and any are not refused.
 new DelayQueue<{ then: string }>().close();
 new DelayQueue<unknown>().close();
-// biome-ignore lint/suspicious/noExplicitAny: any is what this line checks
 new DelayQueue<any>().close();
 // Generic code needs no constraint.
 function drainAll<T>(q: DelayQueue<T>): T[] {
