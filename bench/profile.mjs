@@ -11,6 +11,8 @@
 //   Deadlines#offer(deadline)    insert, no clock read
 //   Deadlines#offer(now + delay) insert with a performance.now() read in JS per item
 //   DelayQueue#offer             the JS face: argument checks, clock, Deadlines#offer, the slot table
+//   DelayQueue#offer with { id } / DelayQueue#cancel(id): the same, naming items by ids (a
+//                                string each, made before the clock starts) and cancelling by them
 //   Deadlines#cancel / DelayQueue#cancel, Deadlines#poll / DelayQueue#poll: likewise
 //   plain-JS heap offer/cancel/poll: bench/peers/indexed-heap.mjs behind its wrapper
 //   churn step at N pending (cancel one, offer one) for Deadlines, DelayQueue and the JS heap
@@ -80,6 +82,15 @@ function profile(n) {
     q.close();
     return ns;
   });
+  const ids = Array.from({ length: n }, (_, i) => `order:${i}`);
+  time("DelayQueue#offer with { id }", () => {
+    const q = new DelayQueue();
+    const t0 = performance.now();
+    for (let i = 0; i < n; i++) q.offer(i, delays[i], { id: ids[i] });
+    const ns = (performance.now() - t0) / n;
+    q.close();
+    return ns;
+  });
   time("plain-JS heap offer", () => {
     const q = new HeapDelayQueue();
     const t0 = performance.now();
@@ -99,6 +110,15 @@ function profile(n) {
     for (let i = 0; i < n; i++) hs[i] = q.offer(i, delays[i]);
     const t0 = performance.now();
     for (let k = 0; k < victims.length; k++) q.cancel(hs[victims[k]]);
+    const ns = (performance.now() - t0) / victims.length;
+    q.close();
+    return ns;
+  });
+  time("DelayQueue#cancel(id)", () => {
+    const q = new DelayQueue();
+    for (let i = 0; i < n; i++) q.offer(i, delays[i], { id: ids[i] });
+    const t0 = performance.now();
+    for (let k = 0; k < victims.length; k++) q.cancel(ids[victims[k]]);
     const ns = (performance.now() - t0) / victims.length;
     q.close();
     return ns;

@@ -1,6 +1,10 @@
-// The checks on arguments of public calls (DelayQueue, Scheduler, DurableDelayQueue): bad
-// input gets a TypeError or RangeError that names the argument, thrown before anything
-// changes.
+// The checks on arguments of public calls, for every engine (DelayQueue, Scheduler,
+// DurableDelayQueue, RedisDelayQueue): bad input gets a TypeError or RangeError that names
+// the argument, thrown before anything changes (a method that returns a Promise rejects
+// with it instead). The rules they share are written once here: an options bag takes only
+// the options its call lists, and an option set to `undefined` is absent (its default);
+// `undefined` is no value, `null` is one; an id is a non-empty, well-formed string of at
+// most MAX_ID_LENGTH UTF-16 code units.
 
 import { Deadlines } from "./wasm.js";
 
@@ -40,12 +44,13 @@ export function thenable(value) {
 }
 
 /**
- * A queue's value: anything but null and undefined (what poll() returns for "nothing") and
- * thenables (a take() resolving with one would adopt it instead of handing it out).
+ * A queue's value: anything but undefined (what poll() and a timed-out take() give for "no
+ * item") and thenables (a take() resolving with one would adopt it instead of handing it
+ * out). `null` is a value like any other.
  */
 export function checkValue(value, name = "value") {
-  if (value === undefined || value === null) {
-    throw new TypeError(`${name} must not be ${value}: null and undefined are what poll() returns for "nothing"`);
+  if (value === undefined) {
+    throw new TypeError(`${name} must not be undefined: undefined is what poll() and take() give for "no item"`);
   }
   const why = thenable(value);
   if (why !== null) {
@@ -57,7 +62,7 @@ export function checkValue(value, name = "value") {
 
 /** Whether checkValue() would pass `value` (without building a message). */
 export function isValue(value) {
-  return value !== undefined && value !== null && thenable(value) === null;
+  return value !== undefined && thenable(value) === null;
 }
 
 /** A finite number of milliseconds. */
@@ -66,10 +71,33 @@ export function checkMs(x, name) {
   if (!Number.isFinite(x)) throw new RangeError(`${name} must be a finite number of milliseconds, got ${x}`);
 }
 
-/** A handle is a number; which numbers name an item is the binding's business. */
-export function checkHandle(handle, from) {
-  if (typeof handle !== "number")
-    throw new TypeError(`handle must be a number returned by ${from}(), got ${describe(handle)}`);
+/**
+ * A handle: a whole number from 0 to 2^53 - 1, as `from`() returns them. Which of those name
+ * an item is the binding's business (a number that names none is no error: the call finds
+ * nothing); a number no call could have returned (1.5, -1, NaN, 2^53) is a TypeError.
+ */
+export function checkHandle(handle, from, alsoId = false) {
+  if (typeof handle === "number" && Number.isSafeInteger(handle) && handle >= 0) return;
+  const what = alsoId
+    ? `a handle (a whole number returned by ${from}()) or an id (a string)`
+    : `a whole number returned by ${from}()`;
+  throw new TypeError(`handle must be ${what}, got ${describe(handle)}`);
+}
+
+/** The longest id, in UTF-16 code units (on every engine). */
+export const MAX_ID_LENGTH = 512;
+
+/** Unpaired surrogates, for hosts without String.prototype.isWellFormed. */
+const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
+
+/** An id: a non-empty, well-formed string of at most MAX_ID_LENGTH UTF-16 code units. */
+export function checkId(id, name = "id") {
+  if (typeof id !== "string") throw new TypeError(`${name} must be a string, got ${describe(id)}`);
+  if (id === "") throw new RangeError(`${name} must not be empty`);
+  if (id.length > MAX_ID_LENGTH)
+    throw new RangeError(`${name} must be at most ${MAX_ID_LENGTH} characters, got ${id.length}`);
+  if (typeof id.isWellFormed === "function" ? !id.isWellFormed() : LONE_SURROGATE.test(id))
+    throw new RangeError(`${name} must be well-formed Unicode (it has a lone surrogate)`);
 }
 
 /** An epoch-ms number or a Date (of any realm), as a finite epoch-ms number. */
@@ -91,12 +119,81 @@ export function epochOf(deadline) {
   return epoch;
 }
 
-/** An options bag: undefined or an object. */
-export function options(o, name) {
-  if (o === undefined) return {};
-  if (o === null || typeof o !== "object" || isRevoked(o))
-    throw new TypeError(`${name} must be an object, got ${describe(o)}`);
-  return o;
+/**
+ * An options bag: `undefined` (no options) or an object whose own enumerable string keys
+ * are all options the call takes. Returns it, or `{}` for undefined. An unknown key (a
+ * misspelt option, most often) is a TypeError naming it and, when one is close, the option
+ * it was probably meant to be; its value does not matter. A key whose value is `undefined`
+ * is an absent option: callers read options with defaults (`{ capacity = Infinity }`), so
+ * it gets the default. Only the keys are read here, never a value (no getter runs).
+ *
+ *   options({ capcity: 2 }, "options", ["capacity", "keepAlive"], "new DelayQueue()")
+ *   // TypeError: options.capcity is not an option of new DelayQueue(); did you mean capacity?
+ *
+ * @param {unknown} opts the caller's argument
+ * @param {string} name how messages name the argument: "options", "items[2]"
+ * @param {readonly string[]} [allowed] the options the call takes; when omitted, only the
+ *   bag's type is checked (for a caller that checks its keys itself)
+ * @param {string} [of] the call, for messages: "new DelayQueue()", "take()"
+ * @returns {object}
+ */
+export function options(opts, name, allowed, of = "this call") {
+  if (opts === undefined) return {};
+  if (opts === null || typeof opts !== "object" || isRevoked(opts))
+    throw new TypeError(`${name} must be an object, got ${describe(opts)}`);
+  if (allowed !== undefined) {
+    for (const key of Object.keys(opts)) {
+      if (!allowed.includes(key)) throw unknownOption(key, name, allowed, of);
+    }
+  }
+  return opts;
+}
+
+function unknownOption(key, name, allowed, of) {
+  const shown = /^[A-Za-z_$][\w$]*$/.test(key) ? `${name}.${key}` : `${name}[${JSON.stringify(key.slice(0, 40))}]`;
+  const near = nearest(key, allowed);
+  const hint =
+    near !== undefined
+      ? `; did you mean ${near}?`
+      : allowed.length === 0
+        ? ": it takes none"
+        : ` (its options: ${allowed.join(", ")})`;
+  return new TypeError(`${shown} is not an option of ${of}${hint}`);
+}
+
+/** The allowed name closest to `key` (same letters but for case, or at most 2 edits away), if any. */
+function nearest(key, allowed) {
+  const lower = key.toLowerCase();
+  let best;
+  let bestDistance = Math.min(2, Math.floor(key.length / 2));
+  for (const name of allowed) {
+    if (name.toLowerCase() === lower) return name;
+    const d = editDistance(lower, name.toLowerCase(), bestDistance);
+    if (d <= bestDistance && (best === undefined || d < bestDistance)) {
+      best = name;
+      bestDistance = d;
+    }
+  }
+  return best;
+}
+
+/** Optimal string alignment distance (insertions, deletions, substitutions, swaps), or more than `max`. */
+function editDistance(a, b, max) {
+  if (Math.abs(a.length - b.length) > max || a.length > 64) return max + 1;
+  let prev2 = [];
+  let prev = Array.from({ length: b.length + 1 }, (_, j) => j);
+  for (let i = 1; i <= a.length; i++) {
+    const row = [i];
+    for (let j = 1; j <= b.length; j++) {
+      const cost = a[i - 1] === b[j - 1] ? 0 : 1;
+      let d = Math.min(prev[j] + 1, row[j - 1] + 1, prev[j - 1] + cost);
+      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1]) d = Math.min(d, prev2[j - 2] + 1);
+      row.push(d);
+    }
+    prev2 = prev;
+    prev = row;
+  }
+  return prev[b.length];
 }
 
 export function checkBoolean(x, name) {
@@ -104,21 +201,32 @@ export function checkBoolean(x, name) {
 }
 
 /** A bound on a queue's size: a whole number up to what a queue holds, or Infinity. */
-export function checkCapacity(capacity) {
+export function checkCapacity(capacity, name = "options.capacity") {
   if (capacity === Infinity) return;
-  if (typeof capacity !== "number") throw new TypeError(`capacity must be a number, got ${describe(capacity)}`);
+  if (typeof capacity !== "number") throw new TypeError(`${name} must be a number, got ${describe(capacity)}`);
   const max = Deadlines.maxItems();
   if (!Number.isInteger(capacity) || capacity < 1 || capacity > max)
-    throw new RangeError(`capacity must be a whole number from 1 to ${max}, or Infinity, got ${capacity}`);
+    throw new RangeError(`${name} must be a whole number from 1 to ${max}, or Infinity, got ${capacity}`);
 }
 
 /** A clock: a function returning monotonic milliseconds. */
-export function checkClock(clock) {
+export function checkClock(clock, name = "options.clock") {
   if (typeof clock !== "function")
-    throw new TypeError(`clock must be a function returning milliseconds, got ${describe(clock)}`);
+    throw new TypeError(`${name} must be a function returning milliseconds, got ${describe(clock)}`);
 }
 
-export function checkSignal(signal) {
+/**
+ * How long a wait may last: undefined (no limit) or a finite number of milliseconds, at
+ * least 0. A negative or NaN timeout is a RangeError on every engine (never "wait 0 ms").
+ */
+export function checkTimeout(timeout, name = "options.timeout") {
+  if (timeout === undefined) return;
+  checkMs(timeout, name);
+  if (timeout < 0) throw new RangeError(`${name} must not be negative, got ${timeout}`);
+}
+
+/** An AbortSignal, or undefined. `name`: how messages name it ("options.signal" in DelayQueue). */
+export function checkSignal(signal, name = "signal") {
   if (signal === undefined) return;
   if (
     signal === null ||
@@ -127,7 +235,7 @@ export function checkSignal(signal) {
     typeof signal.addEventListener !== "function" ||
     typeof signal.aborted !== "boolean"
   ) {
-    throw new TypeError(`signal must be an AbortSignal, got ${describe(signal)}`);
+    throw new TypeError(`${name} must be an AbortSignal, got ${describe(signal)}`);
   }
 }
 

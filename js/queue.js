@@ -30,8 +30,10 @@ import {
   checkCapacity,
   checkClock,
   checkHandle,
+  checkId,
   checkMs,
   checkSignal,
+  checkTimeout,
   checkValue,
   describe,
   epochOf,
@@ -42,6 +44,44 @@ import {
 } from "./arguments.js";
 
 const dispose = Symbol.dispose ?? Symbol.for("Symbol.dispose");
+
+/** The options each call takes (arguments.js refuses any other, naming it). */
+const QUEUE_OPTIONS = Object.freeze(["capacity", "keepAlive", "clock"]);
+const TAKE_OPTIONS = Object.freeze(["signal", "timeout"]);
+const PUT_OPTIONS = Object.freeze(["signal", "id"]);
+const OFFER_OPTIONS = Object.freeze(["id"]);
+const OFFER_MANY_OPTIONS = Object.freeze(["ids"]);
+
+/** The `id` of an offer's options bag: a checked id, or undefined. */
+function idOption(opts, of, allowed = OFFER_OPTIONS) {
+  if (opts === undefined) return undefined;
+  const { id } = options(opts, "options", allowed, of);
+  if (id !== undefined) checkId(id, "options.id");
+  return id;
+}
+
+/** What cancel, reschedule and delayOf take: a handle, or an id. */
+function checkItem(item) {
+  if (typeof item === "string") checkId(item, "id");
+  else checkHandle(item, "offer", true);
+}
+
+/** offerMany's `{ ids }`: undefined, or one id (or undefined) per value, each checked. */
+function idsOption(opts, n) {
+  const { ids } = options(opts, "options", OFFER_MANY_OPTIONS, "offerMany()");
+  if (ids === undefined) return undefined;
+  if (isRevoked(ids) || !Array.isArray(ids))
+    throw new TypeError(`options.ids must be an array of ids (strings, or undefined for none), got ${describe(ids)}`);
+  const m = ids.length;
+  if (m !== n) throw new RangeError(`options.ids must have one id per value: ${m} ids for ${n} values`);
+  const out = new Array(n);
+  for (let i = 0; i < n; i++) {
+    const id = ids[i];
+    if (id !== undefined) checkId(id, `options.ids[${i}]`);
+    out[i] = id;
+  }
+  return out;
+}
 
 /** Every live queue, so that a page becoming visible again can flush overdue items. */
 const live = new Set();
@@ -54,9 +94,9 @@ const forgotten = new FinalizationRegistry((ref) => live.delete(ref));
 export class DelayQueue {
   #tl;
   /** Waiting take() calls, in call order. */
-  #takers = new Waiters();
+  #takers;
   /** Waiting put() calls, in call order. */
-  #putters = new Waiters();
+  #putters;
   /** Takes waiting with a timeout, by the handle of their timeout. */
   #timed = new Slots();
   #capacity;
@@ -66,11 +106,15 @@ export class DelayQueue {
    * @param {{capacity?: number, keepAlive?: boolean, clock?: () => number}} [opts]
    */
   constructor(opts) {
-    const { capacity = Infinity, keepAlive = true, clock } = options(opts, "options");
+    const o = options(opts, "options", QUEUE_OPTIONS, "DelayQueue");
+    const { capacity = Infinity, keepAlive = true, clock } = o;
     checkCapacity(capacity);
-    checkBoolean(keepAlive, "keepAlive");
+    checkBoolean(keepAlive, "options.keepAlive");
     if (clock !== undefined) checkClock(clock);
     this.#capacity = capacity;
+    // Waiting calls keep the process running (unless keepAlive is false), timer or not.
+    this.#takers = new Waiters(keepAlive);
+    this.#putters = new Waiters(keepAlive);
     this.#tl = new Timeline("DelayQueue", capacity, keepAlive, clock, () => this.#onTimer());
     this.#ref = new WeakRef(this);
     live.add(this.#ref);
@@ -100,26 +144,34 @@ export class DelayQueue {
     return this.#tl.stats(this.#takers.size);
   }
 
-  /** Adds `value`, due `delayMs` from now. Returns its handle, or null when a bounded queue is full. */
-  offer(value, delayMs) {
+  /**
+   * Adds `value`, due `delayMs` from now. Returns its handle, or null when a bounded queue
+   * is full. With `{ id }`, the item is also named by that string, which `cancel`,
+   * `reschedule` and `delayOf` take as they take its handle, and which snapshots keep; an
+   * item that already has the id is replaced instead: it gets the new value and deadline,
+   * as if offered anew (behind the items already due then), and keeps its handle.
+   */
+  offer(value, delayMs, opts) {
     checkValue(value);
     checkMs(delayMs, "delayMs");
-    return this.#offerChecked(value, delayMs);
+    return this.#offerChecked(value, delayMs, idOption(opts, "offer()"));
   }
 
-  /** offer() of a value and delay already checked (their checks read a value's `then` once). */
-  #offerChecked(value, delayMs) {
+  /** offer() of a value, delay and id already checked (a value's check reads its `then` once). */
+  #offerChecked(value, delayMs, id) {
     const now = this.#tl.clock.now();
-    return this.#insert(value, now + delayMs, now);
+    return this.#insert(value, now + delayMs, now, id);
   }
 
   /**
    * Adds many items at once, `values[i]` due `delays[i]` ms from now (or all due `delays`
    * ms from now when it is one number), reading the clock once for the batch. Returns
    * their handles in order. Each element is read once and checked first: a bad value or
-   * delay, or a batch larger than the room left, throws and adds nothing.
+   * delay, or a batch larger than the room left, throws and adds nothing. With
+   * `{ ids }`, `ids[i]` (a string, or undefined for none) names `values[i]` as offer()'s
+   * `id` does, in order: an id already present, or repeated in the batch, replaces.
    */
-  offerMany(values, delays) {
+  offerMany(values, delays, opts) {
     if (isRevoked(values) || !Array.isArray(values))
       throw new TypeError(`values must be an array, got ${describe(values)}`);
     const n = values.length;
@@ -144,6 +196,8 @@ export class DelayQueue {
     } else {
       throw new TypeError(`delays must be a number, an array of numbers or a Float64Array, got ${describe(delays)}`);
     }
+    const ids = opts === undefined ? undefined : idsOption(opts, n);
+    if (ids !== undefined) return this.#offerNamed(vs, ds, ids);
     const tl = this.#tl;
     const d = tl.open();
     const room = tl.room();
@@ -165,9 +219,45 @@ export class DelayQueue {
     return out;
   }
 
+  /**
+   * offerMany() with ids: one by one in batch order, on one clock reading, after checking
+   * that the new ones fit (each replacement needs no room).
+   */
+  #offerNamed(vs, ds, ids) {
+    const tl = this.#tl;
+    tl.open();
+    const n = vs.length;
+    const fresh = new Set();
+    let added = 0;
+    for (let i = 0; i < n; i++) {
+      const id = ids[i];
+      if (id === undefined) added++;
+      else if (!fresh.has(id) && tl.values.handleOf(id) === undefined) {
+        fresh.add(id);
+        added++;
+      }
+    }
+    const room = tl.room();
+    if (added > room) throw new RangeError(`the batch of ${added} new items does not fit: room for ${room}`);
+    const now = tl.clock.now();
+    const out = new Array(n);
+    for (let i = 0; i < n; i++) {
+      const id = ids[i];
+      const present = id === undefined ? undefined : tl.values.handleOf(id);
+      if (present !== undefined) {
+        tl.replace(present, vs[i], now + ds[i]);
+        out[i] = present;
+      } else {
+        out[i] = tl.offer(vs[i], now + ds[i], id);
+      }
+    }
+    if (this.#takers.size !== 0) this.#serve(now);
+    return out;
+  }
+
   /** Like offer(), but throws a RangeError when a bounded queue is full. */
-  add(value, delayMs) {
-    const h = this.offer(value, delayMs);
+  add(value, delayMs, opts) {
+    const h = this.offer(value, delayMs, opts);
     if (h === null) throw new RangeError(`the DelayQueue is full (capacity ${this.#capacity})`);
     return h;
   }
@@ -176,23 +266,35 @@ export class DelayQueue {
    * Adds `value` due at the wall-clock time `deadline` (epoch ms or a Date). The deadline
    * is converted once, now, to the queue's clock: never before it as the clocks stand now,
    * and a later wall-clock jump changes nothing. Equal wall-clock deadlines keep FIFO order.
+   * `{ id }` as for offer().
    */
-  offerAt(value, deadline) {
+  offerAt(value, deadline, opts) {
     checkValue(value);
     const epoch = epochOf(deadline);
+    const id = idOption(opts, "offerAt()");
     const clock = this.#tl.clock;
     this.#tl.open();
-    return this.#insert(value, clock.fromEpoch(epoch), clock.now());
+    return this.#insert(value, clock.fromEpoch(epoch), clock.now(), id);
   }
 
   /**
-   * Inserts a checked value. With takes waiting, a due item goes to them now; a later one
-   * may re-arm the timer, and if the host refuses the timer the item is taken back out and
-   * the error thrown (the offer changes nothing).
+   * Inserts a checked value, named `id` if given. With takes waiting, a due item goes to
+   * them now; a later one may re-arm the timer, and if the host refuses the timer the item
+   * is taken back out and the error thrown (the offer changes nothing). An item that has
+   * the id already is replaced as reschedule() moves one (a host refusing the timer then
+   * rejects the waiting takes, as for reschedule).
    */
-  #insert(value, deadline, now) {
+  #insert(value, deadline, now, id) {
     const tl = this.#tl;
-    const h = tl.offer(value, deadline);
+    if (id !== undefined) {
+      const present = tl.values.handleOf(id);
+      if (present !== undefined) {
+        tl.replace(present, value, deadline);
+        if (this.#takers.size !== 0) this.#serve(now);
+        return present;
+      }
+    }
+    const h = tl.offer(value, deadline, id);
     if (h !== null && this.#takers.size !== 0) {
       if (deadline <= now) {
         this.#serve(now);
@@ -214,24 +316,30 @@ export class DelayQueue {
    * first (nothing is added then).
    */
   put(value, delayMs, opts) {
+    try {
+      return this.#put(value, delayMs, opts);
+    } catch (e) {
+      return Promise.reject(e); // a method that returns a Promise never throws: it rejects
+    }
+  }
+
+  #put(value, delayMs, opts) {
     checkValue(value);
     checkMs(delayMs, "delayMs");
-    const { signal } = options(opts, "options");
-    checkSignal(signal);
+    const { signal, id } = options(opts, "options", PUT_OPTIONS, "put()");
+    checkSignal(signal, "options.signal");
+    if (id !== undefined) checkId(id, "options.id");
     const tl = this.#tl;
     if (tl.deadlines === null) return Promise.reject(new ClosedError("DelayQueue"));
     if (signal?.aborted) return Promise.reject(abortReason(signal));
-    if (this.#putters.size === 0) {
-      try {
-        const h = this.#offerChecked(value, delayMs);
-        if (h !== null) return Promise.resolve(h);
-      } catch (e) {
-        return Promise.reject(e);
-      }
+    // A replacement needs no room: it goes in now, whoever waits for room.
+    if (this.#putters.size === 0 || (id !== undefined && tl.values.handleOf(id) !== undefined)) {
+      const h = this.#offerChecked(value, delayMs, id);
+      if (h !== null) return Promise.resolve(h);
     }
     const deadline = tl.clock.now() + delayMs;
     return new Promise((resolve, reject) => {
-      const putter = { value, deadline, resolve, reject, signal, onAbort: null };
+      const putter = { value, deadline, id, resolve, reject, signal, onAbort: null };
       if (signal) {
         putter.onAbort = () => {
           if (this.#putters.remove(putter)) reject(abortReason(signal));
@@ -264,12 +372,17 @@ export class DelayQueue {
    * leaves the queue only in the turn in which a take's promise is resolved with it.
    */
   take(opts) {
-    const { signal, timeout } = options(opts, "options");
-    checkSignal(signal);
-    if (timeout !== undefined) {
-      checkMs(timeout, "timeout");
-      if (timeout < 0) throw new RangeError(`timeout must not be negative, got ${timeout}`);
+    try {
+      return this.#take(opts);
+    } catch (e) {
+      return Promise.reject(e); // a method that returns a Promise never throws: it rejects
     }
+  }
+
+  #take(opts) {
+    const { signal, timeout } = options(opts, "options", TAKE_OPTIONS, "take()");
+    checkSignal(signal, "options.signal");
+    checkTimeout(timeout);
     const tl = this.#tl;
     const d = tl.deadlines;
     if (d === null) return Promise.reject(new ClosedError("DelayQueue"));
@@ -326,30 +439,45 @@ export class DelayQueue {
     return this.#tl.values.get(slot);
   }
 
-  /** Removes the item a handle names and returns its value; undefined for a stale or unknown handle. O(log n). */
-  cancel(handle) {
-    checkHandle(handle, "offer");
-    const value = this.#tl.cancel(handle);
+  /**
+   * Removes the item a handle or id names and returns its value; undefined for a stale or
+   * unknown handle, or an id no item has. O(log n).
+   */
+  cancel(item) {
+    checkItem(item);
+    const h = this.#handleOf(item);
+    const value = h === undefined ? undefined : this.#tl.cancel(h);
     if (value !== undefined) this.#changed();
     return value;
   }
 
-  /** Moves an item's deadline to `delayMs` from now; false for a stale or unknown handle. O(log n). */
-  reschedule(handle, delayMs) {
-    checkHandle(handle, "offer");
+  /** Moves an item's deadline (by handle or id) to `delayMs` from now; false when none is named. O(log n). */
+  reschedule(item, delayMs) {
+    checkItem(item);
     checkMs(delayMs, "delayMs");
+    const h = this.#handleOf(item);
+    if (h === undefined) return false;
     const tl = this.#tl;
-    const d = tl.open();
     const now = tl.clock.now();
-    const moved = d.reschedule(handle, now + delayMs);
+    const moved = tl.deadlines.reschedule(h, now + delayMs);
     if (moved && this.#takers.size !== 0) this.#serve(now);
     return moved;
   }
 
-  /** Milliseconds until the item is due (negative when overdue); undefined for a stale or unknown handle. */
-  delayOf(handle) {
-    checkHandle(handle, "offer");
-    return this.#tl.delayOf(handle);
+  /** Milliseconds until the item (by handle or id) is due (negative when overdue); undefined when none is named. */
+  delayOf(item) {
+    checkItem(item);
+    const h = this.#handleOf(item);
+    return h === undefined ? undefined : this.#tl.delayOf(h);
+  }
+
+  /**
+   * The handle a checked handle or id names: a handle as it is, or that of the item with
+   * the id (undefined when none has it). Throws a ClosedError once closed.
+   */
+  #handleOf(item) {
+    this.#tl.open();
+    return typeof item === "string" ? this.#tl.values.handleOf(item) : item;
   }
 
   /** Removes and returns up to `max` expired items, in expiry order. */
@@ -403,7 +531,7 @@ export class DelayQueue {
     const queue = new DelayQueue(opts);
     const tl = queue.#tl;
     try {
-      readSnapshot(snapshot, queue.#capacity, tl.clock, (value, deadline) => tl.offer(value, deadline));
+      readSnapshot(snapshot, queue.#capacity, tl.clock, (value, deadline, id) => tl.offer(value, deadline, id));
     } catch (e) {
       queue.close();
       throw e;
@@ -529,7 +657,10 @@ export class DelayQueue {
     const tl = this.#tl;
     let admitted = false;
     for (let p = this.#putters.peek(); p !== undefined; p = this.#putters.peek()) {
-      const h = tl.offer(p.value, p.deadline);
+      // Its id may have been given to an item since it began to wait: that one is replaced.
+      const present = p.id === undefined ? undefined : tl.values.handleOf(p.id);
+      if (present !== undefined) tl.replace(present, p.value, p.deadline);
+      const h = present ?? tl.offer(p.value, p.deadline, p.id);
       if (h === null) break;
       this.#putters.remove(p);
       if (p.onAbort) p.signal.removeEventListener("abort", p.onAbort);

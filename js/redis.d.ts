@@ -12,6 +12,26 @@
 /** JSON data: what an item's value may be. */
 export type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
 
+/**
+ * JSON data of the shape `T`, for the constraint of an item type: `T extends Jsonable<T>`.
+ * Unlike `T extends Json` it takes interfaces (`interface Order { ... }`), which have no
+ * index signature, and it refuses what is not JSON data anywhere inside (a function or
+ * method, a Date, a Map, undefined, a bigint): what the queue refuses at run time.
+ * Optional properties are allowed (absent, as JSON has them). A mapped type, not a
+ * conditional one on `T`: TypeScript takes the latter for a circular constraint.
+ */
+export type Jsonable<T> =
+  | ({ [K in keyof T]: JsonableProperty<T[K]> } & (string | number | boolean | object) & { call?: never })
+  | null;
+/** A property of JSON data: JSON itself, or an object whose properties are (an interface). */
+type JsonableProperty<V> = V extends Json
+  ? V
+  : V extends (...args: never[]) => unknown
+    ? never
+    : V extends object
+      ? Jsonable<V>
+      : never;
+
 export interface RedisDelayQueueOptions {
   /**
    * A redis:// URL, ioredis options, or an ioredis `Redis` or `Cluster` instance (the queue
@@ -39,13 +59,13 @@ export interface OfferOptions {
   id?: string;
 }
 
-export type OfferItem<T extends Json = Json> = { value: T; id?: string } & (
+export type OfferItem<T extends Jsonable<T> = Json> = { value: T; id?: string } & (
   | { delayMs: number; deadline?: undefined }
   | { deadline: number | Date; delayMs?: undefined }
 );
 
 /** One delivery of an item, leased to this process until ack(), nack() or the lease runs out. */
-export interface RedisJob<T extends Json = Json> {
+export interface RedisJob<T extends Jsonable<T> = Json> {
   readonly id: string;
   readonly value: T;
   /** The deadline it was due at: epoch ms by the server's clock. */
@@ -60,7 +80,7 @@ export interface RedisJob<T extends Json = Json> {
   extend(ms?: number): Promise<boolean>;
 }
 
-export interface DeadLetter<T extends Json = Json> {
+export interface DeadLetter<T extends Jsonable<T> = Json> {
   id: string;
   /** The value, or undefined when it could not be read (then `raw` holds the text). */
   value: T | undefined;
@@ -110,7 +130,7 @@ export interface RedisWorker {
  * A delay queue in Redis: items named by string ids, due by the server's clock, handed out in
  * deadline order (FIFO among ties) to one consumer at a time, at least once.
  */
-export declare class RedisDelayQueue<T extends Json = Json> {
+export declare class RedisDelayQueue<T extends Jsonable<T> = Json> {
   constructor(options: RedisDelayQueueOptions);
   /** The queue's keys (all under the hash tag {name}) and its pub/sub channel. */
   readonly keys: {

@@ -219,10 +219,11 @@ export class Scheduler {
    * the `cron` export of tarry-queue/cron, which `cron()` needs.
    */
   constructor(opts) {
-    const { keepAlive = true, onerror = null, clock, cron = null } = options(opts, "options");
-    checkBoolean(keepAlive, "keepAlive");
+    const o = options(opts, "options", ["keepAlive", "onerror", "clock", "cron"], "Scheduler");
+    const { keepAlive = true, onerror = null, clock, cron = null } = o;
+    checkBoolean(keepAlive, "options.keepAlive");
     if (onerror !== null && typeof onerror !== "function")
-      throw new TypeError(`onerror must be a function, got ${describe(onerror)}`);
+      throw new TypeError(`options.onerror must be a function, got ${describe(onerror)}`);
     if (clock !== undefined) checkClock(clock);
     if (cron !== null && typeof cron !== "function")
       throw new TypeError(`cron must be the cron function of "tarry-queue/cron", got ${describe(cron)}`);

@@ -2,6 +2,11 @@
 // that only numbers cross into wasm (a JsValue kept in Rust costs a trip through
 // wasm-bindgen's externref table on every offer and cancel).
 //
+// And the ids that callers chose for items (`offer(value, delayMs, { id })`): an id by slot
+// and a Map from id to handle, made on the first id; an item leaving its slot (taken,
+// cancelled, cleared) leaves the Map too. A queue whose items have no ids pays one null
+// check per removal, nothing per item.
+//
 // A handle's low bits are its slot; the binding says which bits (`Deadlines.slotMask`, from
 // the handle layout in src/heap.rs). This module is the only JS that knows it. JS names an
 // item to the binding by handle; the binding hands items out by slot (a small integer, so
@@ -16,6 +21,10 @@ let mask = 0;
 export class Slots {
   /** values[slot] is the value of the live item in that slot. */
   #values = [];
+  /** ids[slot] is the id of the live item in that slot, if it has one; null until the first id. */
+  #ids = null;
+  /** The handle of the live item of each id (handles.get(ids[slot]) & mask === slot); null until the first id. */
+  #handles = null;
 
   constructor() {
     if (mask === 0) mask = Deadlines.slotMask();
@@ -36,6 +45,7 @@ export class Slots {
     const slot = handle & mask;
     const value = this.#values[slot];
     this.#values[slot] = undefined;
+    if (this.#ids !== null) this.#unname(slot);
     return value;
   }
 
@@ -48,11 +58,41 @@ export class Slots {
   take(slot) {
     const value = this.#values[slot];
     this.#values[slot] = undefined;
+    if (this.#ids !== null) this.#unname(slot);
     return value;
   }
 
-  /** Forgets every value. */
+  /** Names a live item that has no id yet with `id`, which no live item has. */
+  name(handle, id) {
+    if (this.#ids === null) {
+      this.#ids = [];
+      this.#handles = new Map();
+    }
+    this.#ids[handle & mask] = id;
+    this.#handles.set(id, handle);
+  }
+
+  /** The handle of the live item named `id`, or undefined. */
+  handleOf(id) {
+    return this.#handles === null ? undefined : this.#handles.get(id);
+  }
+
+  /** The id of the item in a slot, or undefined. */
+  idOf(slot) {
+    return this.#ids === null ? undefined : this.#ids[slot];
+  }
+
+  #unname(slot) {
+    const id = this.#ids[slot];
+    if (id === undefined) return;
+    this.#ids[slot] = undefined;
+    this.#handles.delete(id);
+  }
+
+  /** Forgets every value and id. */
   clear() {
     this.#values = [];
+    this.#ids = null;
+    this.#handles = null;
   }
 }

@@ -1,6 +1,11 @@
 // Snapshots: a queue's pending items as plain data, so they survive a restart.
 //
-//   { version: 1, size: 2, items: [{ value, deadline }, …] }   (deadline order, FIFO ties)
+//   { version: 1, size: 2, items: [{ value, deadline }, { id, value, deadline }, …] }
+//
+// in deadline order, FIFO among ties; `id` only on the items offered with one, so that a
+// restored item can be cancelled by what the application kept (its id) in another process.
+// A snapshot of a queue without ids is what it was before ids existed, and a reader that
+// does not know ids restores the items without them: the version stays 1.
 //
 // A deadline is absolute wall-clock time in epoch milliseconds, because a reading of a
 // monotonic clock means nothing in another process. It is converted once each way, with
@@ -15,7 +20,7 @@
 // The queue's methods (DelayQueue#snapshot, DelayQueue.restore) live in queue.js and call
 // these with its internals.
 
-import { isRevoked } from "./arguments.js";
+import { checkId, isRevoked } from "./arguments.js";
 import { Deadlines } from "./wasm.js";
 
 export const SNAPSHOT_VERSION = 1;
@@ -42,21 +47,26 @@ export function writeSnapshot(slots, deadlines, values, clock) {
         );
       }
     }
-    items[i] = { value, deadline: clock.toEpoch(deadlines[i], high) };
+    const deadline = clock.toEpoch(deadlines[i], high);
+    const id = values.idOf(slots[i]);
+    items[i] = id === undefined ? { value, deadline } : { id, value, deadline };
   }
   return { version: SNAPSHOT_VERSION, size: items.length, items };
 }
 
 /**
- * Checks a snapshot and hands each item to `add(value, deadline)` in the snapshot's order,
- * each deadline converted to `clock`. Nothing is added unless the whole snapshot is well
- * formed and fits in a new queue of `capacity` (Infinity: unbounded).
+ * Checks a snapshot and hands each item to `add(value, deadline, id)` in the snapshot's
+ * order, each deadline converted to `clock` (`id` undefined for an item without one).
+ * Nothing is added unless the whole snapshot is well formed, its ids are all different,
+ * and it fits in a new queue of `capacity` (Infinity: unbounded).
  */
 export function readSnapshot(snapshot, capacity, clock, add) {
   const n = checkEnvelope(snapshot, capacity);
   const items = snapshot.items;
   const values = new Array(n);
   const deadlines = new Float64Array(n);
+  /** id -> index of the item that has it; null until the first id. */
+  let ids = null;
   for (let i = 0; i < n; i++) {
     const item = items[i];
     if (item === null || typeof item !== "object" || isRevoked(item)) {
@@ -70,10 +80,8 @@ export function readSnapshot(snapshot, capacity, clock, add) {
       );
     }
     const value = item.value;
-    if (value === undefined || value === null) {
-      throw new TypeError(
-        `DelayQueue.restore(): items[${i}].value is ${value === undefined && !("value" in item) ? "missing" : value}`,
-      );
+    if (value === undefined) {
+      throw new TypeError(`DelayQueue.restore(): items[${i}].value is ${!("value" in item) ? "missing" : "undefined"}`);
     }
     if (
       typeof value === "object"
@@ -83,11 +91,33 @@ export function readSnapshot(snapshot, capacity, clock, add) {
       const problem = jsonProblem(value, `items[${i}].value`);
       if (problem !== null) throw new TypeError(`DelayQueue.restore(): ${problem}: snapshot() would refuse it`);
     }
+    const id = item.id;
+    if (id !== undefined) {
+      try {
+        checkId(id, `items[${i}].id`);
+      } catch (e) {
+        throw new TypeError(`DelayQueue.restore(): ${e.message}`);
+      }
+      ids ??= new Map();
+      const first = ids.get(id);
+      if (first !== undefined) {
+        throw new TypeError(
+          `DelayQueue.restore(): items[${i}].id ${shown(id)} is also the id of items[${first}]: ids name one item each`,
+        );
+      }
+      ids.set(id, i);
+    }
     values[i] = value;
     deadlines[i] = deadline;
   }
   const low = clock.offset().low;
-  for (let i = 0; i < n; i++) add(values[i], clock.fromEpoch(deadlines[i], low));
+  if (ids === null) {
+    for (let i = 0; i < n; i++) add(values[i], clock.fromEpoch(deadlines[i], low), undefined);
+  } else {
+    const idOf = new Array(n);
+    for (const [id, i] of ids) idOf[i] = id;
+    for (let i = 0; i < n; i++) add(values[i], clock.fromEpoch(deadlines[i], low), idOf[i]);
+  }
 }
 
 /**

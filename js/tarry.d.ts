@@ -74,7 +74,11 @@ export interface DelayQueueOptions {
    * and `put()` waits when full. Default: unbounded (up to 2^26 items; beyond, offer() throws).
    */
   capacity?: number;
-  /** false: a waiting take() does not hold a Node or Deno process open (the timer is unref'd). Default: true. */
+  /**
+   * Default true: while a take() or put() waits, the process keeps running (Node, Bun, Deno),
+   * as a pending setTimeout would, also on an empty queue. false: waiting calls do not hold
+   * the process open (the timer is unref'd).
+   */
   keepAlive?: boolean;
   /**
    * The one function the queue reads the time through: monotonic milliseconds. Default:
@@ -101,7 +105,24 @@ export interface TakeOptions {
   timeout?: number;
 }
 
-export interface PutOptions {
+export interface OfferOptions {
+  /**
+   * A name for the item that the application chooses (an order's id, say): `cancel`,
+   * `reschedule` and `delayOf` take it as they take the item's handle, and snapshots keep it,
+   * so the item can be cancelled by it after `restore()` in another process (where handles
+   * name nothing). A non-empty, well-formed string of at most 512 UTF-16 code units. An
+   * item that already has the id is replaced: it gets the new value and deadline, as if
+   * offered anew, and keeps its handle.
+   */
+  id?: string;
+}
+
+export interface OfferManyOptions {
+  /** `ids[i]` names `values[i]` as OfferOptions.id does (undefined: no id), in batch order. */
+  ids?: readonly (string | undefined)[];
+}
+
+export interface PutOptions extends OfferOptions {
   /** Rejects the put with the signal's reason if aborted before there was room; nothing is added. */
   signal?: AbortSignalLike;
 }
@@ -112,7 +133,11 @@ export interface DelayQueueStats {
   size: number;
   /** take() calls waiting now. */
   takers: number;
-  /** Host timers armed now: 0 or 1. */
+  /**
+   * The queue's host timer, armed now: 0 or 1. A take() waiting on an empty queue arms none
+   * (there is no deadline to wake for); what keeps the process running then is one handle
+   * shared by every queue of the process, which never fires.
+   */
   timersArmed: number;
   /** Host timers armed so far (each re-arm counts). */
   timerArms: number;
@@ -127,6 +152,19 @@ export interface DelayQueueStats {
   latenessP99: number;
   latenessMax: number;
 }
+
+/**
+ * The arguments `Args` when no value of `T` is a thenable; otherwise one argument that
+ * nothing can be, so that `new DelayQueue<Promise<number>>()` (and `restore()` of such
+ * items) does not compile, as offering a thenable throws at run time: the Promise of a
+ * take() would adopt it. (A constraint on DelayQueue's `T` cannot say this: TypeScript takes
+ * `T extends (T extends PromiseLike<unknown> ? never : unknown)` for a circular constraint.)
+ */
+export type UnlessThenable<T, Args extends unknown[]> = 0 extends 1 & T
+  ? Args // any
+  : true extends (T extends { then: (...args: never[]) => unknown } ? true : never)
+    ? [thenablesAreRefused: "a DelayQueue holds no thenables (a take() would adopt them): wrap them, e.g. { promise }"]
+    : Args;
 
 /** What offer() and offerAt() return: a handle, or null only when a bounded queue is full. */
 export type OfferResult<Bounded extends boolean> = Bounded extends false ? Handle : Handle | null;
@@ -149,39 +187,53 @@ export interface DelayQueue<T = unknown, Bounded extends boolean = boolean> exte
   readonly stats: DelayQueueStats;
   /**
    * Adds `value` due `delayMs` from now (negative: already expired). null when a bounded queue
-   * is full. Throws a TypeError for null, undefined or a thenable value (a Promise would adopt it).
+   * is full. Throws a TypeError for undefined or a thenable value (a Promise would adopt it);
+   * null is a value. `{ id }` names the item (see OfferOptions): an item with that id is
+   * replaced, in place, and that needs no room.
    */
-  offer(value: T, delayMs: number): OfferResult<Bounded>;
+  offer(value: T, delayMs: number, options?: OfferOptions): OfferResult<Bounded>;
   /**
    * Adds `values[i]` due `delays[i]` ms from now (or all due `delays` ms when one number),
-   * with one clock reading for the batch. Throws, adding nothing, on a bad value or delay
-   * or when the batch does not fit.
+   * with one clock reading for the batch. Throws, adding nothing, on a bad value, delay or
+   * id, or when the batch's new items do not fit.
    */
-  offerMany(values: readonly T[], delays: number | readonly number[] | Float64Array): Handle[];
+  offerMany(
+    values: readonly T[],
+    delays: number | readonly number[] | Float64Array,
+    options?: OfferManyOptions,
+  ): Handle[];
   /** Like offer(), but throws a RangeError when full. */
-  add(value: T, delayMs: number): Handle;
+  add(value: T, delayMs: number, options?: OfferOptions): Handle;
   /** Adds `value` due at a wall-clock time (epoch ms or Date), converted once to the monotonic clock. */
-  offerAt(value: T, deadline: number | Date): OfferResult<Bounded>;
-  /** Adds `value`, waiting for room when bounded; the delay counts from the call. */
+  offerAt(value: T, deadline: number | Date, options?: OfferOptions): OfferResult<Bounded>;
+  /**
+   * Adds `value`, waiting for room when bounded; the delay counts from the call. Never
+   * throws: a bad argument rejects. With an `id` that an item has, it replaces that item at once.
+   */
   put(value: T, delayMs: number, options?: PutOptions): Promise<Handle>;
   /** The expired head, removed, or undefined. */
   poll(): T | undefined;
   /**
    * The next expired item when it expires; undefined on timeout; rejects on abort or close,
    * and with a TypeError carrying the item on `error.value` if its value became a thenable
-   * after it was offered (so no item is lost to Promise adoption).
+   * after it was offered (so no item is lost to Promise adoption). Never throws: a bad option
+   * rejects (a negative or NaN timeout is a RangeError naming options.timeout).
    */
   take(options?: TakeOptions): Promise<T | undefined>;
   /** The head, expired or not. */
   peek(): T | undefined;
   /** The head, expired or not; throws a RangeError when empty. */
   element(): T;
-  /** Removes an item by handle and returns it; undefined for a stale or unknown handle. O(log n). */
-  cancel(handle: Handle): T | undefined;
-  /** Moves an item's deadline to `delayMs` from now; false for a stale or unknown handle. O(log n). */
-  reschedule(handle: Handle, delayMs: number): boolean;
-  /** Milliseconds until the item is due (negative when overdue); undefined for a stale or unknown handle. */
-  delayOf(handle: Handle): number | undefined;
+  /**
+   * Removes an item by handle or id and returns its value; undefined for a stale or unknown
+   * handle, or an id no item has. O(log n). A number no call returns as a handle (1.5, -1)
+   * is a TypeError.
+   */
+  cancel(item: Handle | string): T | undefined;
+  /** Moves an item's deadline (by handle or id) to `delayMs` from now; false when none is named. O(log n). */
+  reschedule(item: Handle | string, delayMs: number): boolean;
+  /** Milliseconds until the item (by handle or id) is due (negative when overdue); undefined when none is named. */
+  delayOf(item: Handle | string): number | undefined;
   /** Removes and returns up to `max` expired items, in order. */
   drain(max?: number): T[];
   /** Removes every item; handles given out so far stay stale. */
@@ -207,17 +259,23 @@ export interface DelayQueue<T = unknown, Bounded extends boolean = boolean> exte
 
 export interface DelayQueueConstructor {
   /** An unbounded queue (no `capacity`): offer() always returns a handle. */
-  new <T = unknown>(options?: UnboundedOptions): DelayQueue<T, false>;
+  new <T = unknown>(...options: UnlessThenable<T, [options?: UnboundedOptions]>): DelayQueue<T, false>;
   /** A bounded queue: offer() returns null when it is full. */
-  new <T = unknown>(options: BoundedOptions): DelayQueue<T, true>;
+  new <T = unknown>(...options: UnlessThenable<T, [options: BoundedOptions]>): DelayQueue<T, true>;
   readonly prototype: DelayQueue<any>;
   /**
    * A new queue holding a snapshot's items: overdue ones first, all in deadline order,
    * FIFO among ties; never due before their written deadline. A malformed snapshot throws
    * a TypeError (a RangeError when it holds more than `capacity`) and builds nothing.
    */
-  restore<T = unknown>(snapshot: Snapshot<T>, options?: UnboundedOptions): DelayQueue<T, false>;
-  restore<T = unknown>(snapshot: Snapshot<T>, options: BoundedOptions): DelayQueue<T, true>;
+  restore<T = unknown>(
+    snapshot: Snapshot<T>,
+    ...options: UnlessThenable<T, [options?: UnboundedOptions]>
+  ): DelayQueue<T, false>;
+  restore<T = unknown>(
+    snapshot: Snapshot<T>,
+    ...options: UnlessThenable<T, [options: BoundedOptions]>
+  ): DelayQueue<T, true>;
   /** Data of unknown shape (read back from storage): checked whole at run time. */
   restore(snapshot: unknown, options?: UnboundedOptions): DelayQueue<unknown, false>;
   restore(snapshot: unknown, options: BoundedOptions): DelayQueue<unknown, true>;
@@ -225,8 +283,10 @@ export interface DelayQueueConstructor {
 
 export declare const DelayQueue: DelayQueueConstructor;
 
-/** One pending item of a snapshot: its value and its absolute wall-clock deadline. */
+/** One pending item of a snapshot: its value, its absolute wall-clock deadline, and its id if it has one. */
 export interface SnapshotItem<T = unknown> {
+  /** The id it was offered with; absent when it has none. restore() gives it back. */
+  id?: string;
   value: T;
   /** Epoch milliseconds (a whole number when written by snapshot()). */
   deadline: number;

@@ -66,12 +66,25 @@ export class Timeline {
     return this.#bounded ? d.remainingCapacity : Deadlines.maxItems() - d.size;
   }
 
-  /** Adds a checked value due at `deadline`; its handle, or null when a bounded queue is full. */
-  offer(value, deadline) {
+  /**
+   * Adds a checked value due at `deadline`, named `id` if given (a checked id that no item
+   * has); its handle, or null when a bounded queue is full.
+   */
+  offer(value, deadline, id) {
     const h = this.open().offer(deadline);
     if (h < 0) return this.#refused(h);
     this.values.put(h, value);
+    if (id !== undefined) this.values.name(h, id);
     return h;
+  }
+
+  /**
+   * Gives the live item `handle` a new value and deadline, as if offered anew (behind the
+   * items already due at that deadline); it keeps its handle and id. Arms nothing.
+   */
+  replace(handle, value, deadline) {
+    this.open().reschedule(handle, deadline);
+    this.values.put(handle, value);
   }
 
   #refused(refusal) {

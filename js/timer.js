@@ -1,6 +1,15 @@
 // The one host timer of a queue or scheduler. The binding says when it should fire
 // (Deadlines#wakeAt); this module arms the host's setTimeout for that, looked up at call
 // time (window, worker, Node, Deno, workerd, and fake timers that replace it).
+//
+// And what holds a process open while calls wait with no deadline to arm a timer for (a
+// take() on an empty queue): `holdProcess()` / `releaseProcess()`, a count shared by every
+// queue of the process, behind ONE handle that never fires: in Node (and Bun) a MessagePort
+// that is ref'd while the count is above zero, in Deno a timer for the longest wait, ref'd
+// the same way (Deno cannot unref a port). So a wait costs a counter, and a ref or unref when
+// the count leaves or reaches zero (~50 ns), never a timer of its own; fake timers do not see
+// the Node port (their "run all timers" would spin on an interval). Browsers and workerd
+// have no process to hold: there it does nothing.
 
 /** The longest wait a host timer takes (2³¹−1 ms, about 24.8 days); longer ones are chained. */
 const MAX_TIMER_MS = 2 ** 31 - 1;
@@ -64,4 +73,43 @@ export class Timer {
 function unref(id) {
   if (typeof id === "object" && id !== null && typeof id.unref === "function") id.unref();
   else if (typeof Deno !== "undefined" && typeof Deno.unrefTimer === "function") Deno.unrefTimer(id);
+}
+
+/** Waits holding the process open now. */
+let holders = 0;
+/** ref(on): holds the process open or lets it go; null until first needed, then a no-op where there is no process. */
+let refProcess = null;
+/** Deno's timers, looked up when this module loads, so that fake timers installed later do not see the handle. */
+const hostSetInterval = globalThis.setInterval;
+
+/** One more wait that must keep the process running, like a pending setTimeout would. */
+export function holdProcess() {
+  if (holders++ === 0) (refProcess ??= processHandle())(true);
+}
+
+/** One wait less (served, timed out, aborted, or its queue closed). */
+export function releaseProcess() {
+  if (--holders === 0) refProcess(false);
+}
+
+/** The host's one handle that holds the process open while ref'd, as a function ref(on). */
+function processHandle() {
+  const deno = globalThis.Deno;
+  if (typeof deno?.refTimer === "function" && typeof deno.unrefTimer === "function") {
+    const id = hostSetInterval(() => {}, MAX_TIMER_MS);
+    deno.unrefTimer(id);
+    return (on) => (on ? deno.refTimer(id) : deno.unrefTimer(id));
+  }
+  const node = typeof globalThis.process?.versions?.node === "string";
+  const workerd = globalThis.navigator?.userAgent === "Cloudflare-Workers";
+  if (node && !workerd && typeof globalThis.MessageChannel === "function") {
+    const { port1 } = new MessageChannel();
+    if (typeof port1.ref === "function" && typeof port1.unref === "function") {
+      port1.onmessage = () => {}; // started (a port that is not started holds nothing)
+      port1.unref();
+      return (on) => (on ? port1.ref() : port1.unref());
+    }
+    port1.close();
+  }
+  return () => {};
 }

@@ -3,12 +3,24 @@
 // skips the holes its deletions left (O(n) each), and shift() copies a large array.
 // A waiter that leaves early (aborted, timed out) is only marked; the line skips it and
 // compacts once most of it is such marks, so every operation is amortised O(1).
+//
+// A line that keeps the process alive holds it open (timer.js) while anyone is in line,
+// whether or not a timer is armed: a take waiting on an empty queue keeps a Node or Deno
+// process running, as a pending setTimeout would.
+
+import { holdProcess, releaseProcess } from "./timer.js";
 
 /** A line of waiters; each is an object this line may mark with `waiting`. */
 export class Waiters {
   #line = [];
   #head = 0;
   #size = 0;
+  #keepAlive;
+
+  /** @param {boolean} keepAlive whether waiters in line hold the process open */
+  constructor(keepAlive) {
+    this.#keepAlive = keepAlive;
+  }
 
   /** Waiters in line. */
   get size() {
@@ -18,7 +30,7 @@ export class Waiters {
   push(waiter) {
     waiter.waiting = true;
     this.#line.push(waiter);
-    this.#size++;
+    if (this.#size++ === 0 && this.#keepAlive) holdProcess();
   }
 
   /** The first waiter, still in line; undefined when none. */
@@ -44,6 +56,7 @@ export class Waiters {
     if (this.#size === 0) {
       this.#line = [];
       this.#head = 0;
+      if (this.#keepAlive) releaseProcess();
     } else if (line.length - this.#head > 64 && this.#size * 2 < line.length - this.#head) {
       this.#line = line.slice(this.#head).filter((w) => w.waiting);
       this.#head = 0;
@@ -57,6 +70,7 @@ export class Waiters {
     for (const w of out) w.waiting = false;
     this.#line = [];
     this.#head = 0;
+    if (this.#size !== 0 && this.#keepAlive) releaseProcess();
     this.#size = 0;
     return out;
   }

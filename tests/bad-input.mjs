@@ -6,9 +6,9 @@
 // from it too, between its random calls. No runtime-specific import here.
 //
 // Every row names a call and what it must do:
-//   - throw (or, for the async calls, reject with) a TypeError or RangeError whose message
-//     names the argument, and change nothing: size, items in order, deadlines and stats (timer
-//     arms included), compared before and after;
+//   - throw (or, for a call that returns a Promise, reject with: such a call never throws) a
+//     TypeError or RangeError whose message names the argument, and change nothing: size,
+//     items in order, deadlines and stats (timer arms included), compared before and after;
 //   - or, for a value that is no mistake but must not touch anything (a number that is no
 //     handle, a drain of at most -0 items), return what the row says and change nothing;
 //   - or reject with an already-aborted signal's reason, adding nothing.
@@ -60,13 +60,19 @@ const nonFinite = () => [
   ["-Infinity", -Infinity],
 ];
 
-/** Numbers that can never be a handle: cancelling with one is a no-op, never an error. */
+/** Whole numbers that a queue never gives out as handles: a call with one finds nothing, no error. */
 const noHandles = () => [
+  ["-0", -0],
+  ["0", 0],
+  ["2^26-1", 2 ** 26 - 1],
+  ["2^53-1", 2 ** 53 - 1],
+];
+
+/** Numbers no call returns as a handle (not whole numbers from 0 to 2^53-1): a TypeError. */
+const notHandles = () => [
   ["NaN", Number.NaN],
   ["Infinity", Infinity],
   ["-Infinity", -Infinity],
-  ["-0", -0],
-  ["0", 0],
   ["-1", -1],
   ["1.5", 1.5],
   ["2^53", 2 ** 53],
@@ -75,7 +81,10 @@ const noHandles = () => [
   ["2^26 + 0.5", 2 ** 26 + 0.5],
 ];
 
-/** Values no queue takes: null and undefined (what poll() returns for "nothing") and thenables. */
+/**
+ * Values no queue takes: undefined (what poll() returns for "no item") and thenables. (null
+ * is a value like any other, on every engine.)
+ */
 function badValues() {
   const throwingThen = {
     get then() {
@@ -93,7 +102,6 @@ function badValues() {
   const fnWithThen = Object.assign(() => {}, { then() {} });
   return [
     ["undefined", undefined],
-    ["null", null],
     ["{ then() {} }", { then() {} }],
     ["a Promise", Promise.resolve(1)],
     ["a function with then", fnWithThen],
@@ -102,6 +110,14 @@ function badValues() {
     ["a revoked Proxy", revoked()],
   ];
 }
+
+/** Strings that are no id: empty, too long, not well-formed (a RangeError naming the id). */
+const badIds = () => [
+  ['""', ""],
+  ["513 characters", "x".repeat(513)],
+  ["a lone high surrogate", "order\uD800"],
+  ["a lone low surrogate", "\uDC00order"],
+];
 
 /** What is not a deadline: a TypeError, or a RangeError for a non-finite time. */
 function badDeadlines() {
@@ -206,6 +222,25 @@ function badSnapshots() {
     ["a function value", item(() => 1), /items\[0\]\.value/],
     ["a value holding a revoked Proxy", item({ a: revoked() }), /items\[0\]\.value/],
     ["a revoked Proxy value", item(revoked()), /items\[0\]\.value/],
+    ["an id 5", { version: 1, size: 1, items: [{ id: 5, value: 1, deadline: 1 }] }, /items\[0\]\.id/],
+    ['an id ""', { version: 1, size: 1, items: [{ id: "", value: 1, deadline: 1 }] }, /items\[0\]\.id/],
+    [
+      "an id with a lone surrogate",
+      { version: 1, size: 1, items: [{ id: "\uD800", value: 1, deadline: 1 }] },
+      /items\[0\]\.id/,
+    ],
+    [
+      "two items with one id",
+      {
+        version: 1,
+        size: 2,
+        items: [
+          { id: "a", value: 1, deadline: 1 },
+          { id: "a", value: 2, deadline: 2 },
+        ],
+      },
+      /items\[1\]\.id .* items\[0\]/,
+    ],
   ];
 }
 
@@ -235,6 +270,80 @@ export function table(api) {
       throws("TypeError", "values[1]"),
     );
   }
+  // Ids: offer's `{ id }` (and add's, offerAt's, put's), offerMany's `{ ids }`.
+  const idCalls = [
+    ["DelayQueue#offer", (ctx, o) => ctx.q.offer("x", 1, o)],
+    ["DelayQueue#add", (ctx, o) => ctx.q.add("x", 1, o)],
+    ["DelayQueue#offerAt", (ctx, o) => ctx.q.offerAt("x", 0, o)],
+    ["DelayQueue#put", (ctx, o) => ctx.q.put("x", 1, o)],
+  ];
+  for (const [method, call] of idCalls) {
+    for (const [l, v] of notObjects())
+      row(method, `options ${l}`, (ctx) => call(ctx, v), throws("TypeError", "options"));
+    for (const [l, v] of [
+      ["5", 5],
+      ["null", null],
+      ["{}", {}],
+      ["Symbol()", Symbol("id")],
+      ["a String object", new String("x")],
+    ]) {
+      row(method, `id ${l}`, (ctx) => call(ctx, { id: v }), throws("TypeError", "options\\.id"));
+    }
+    for (const [l, v] of badIds())
+      row(method, `id ${l}`, (ctx) => call(ctx, { id: v }), throws("RangeError", "options\\.id"));
+    row(method, "options { idd }", (ctx) => call(ctx, { idd: "a" }), {
+      error: "TypeError",
+      names: /options\.idd is not an option of .*; did you mean id\?/,
+    });
+  }
+  for (const [l, v] of [
+    ['"ab"', "ab"],
+    ["null", null],
+    ["a Set", new Set(["a"])],
+    ["a revoked Proxy", revoked([])],
+  ]) {
+    row(
+      "DelayQueue#offerMany",
+      `ids ${l}`,
+      ({ q }) => q.offerMany(["x"], 1, { ids: v }),
+      throws("TypeError", "options\\.ids"),
+    );
+  }
+  row(
+    "DelayQueue#offerMany",
+    "ids too few",
+    ({ q }) => q.offerMany(["x", "y"], 1, { ids: ["a"] }),
+    throws("RangeError", "options\\.ids"),
+  );
+  row(
+    "DelayQueue#offerMany",
+    "ids[1] 5",
+    ({ q }) => q.offerMany(["x", "y"], 1, { ids: ["a", 5] }),
+    throws("TypeError", "options\\.ids[1]"),
+  );
+  for (const [l, v] of badIds()) {
+    row(
+      "DelayQueue#offerMany",
+      `ids[1] ${l}`,
+      ({ q }) => q.offerMany(["x", "y"], 1, { ids: ["a", v] }),
+      throws("RangeError", "options\\.ids[1]"),
+    );
+  }
+  row("DelayQueue#offerMany", "options { id }", ({ q }) => q.offerMany(["x"], 1, { id: "a" }), {
+    error: "TypeError",
+    names: /options\.id is not an option of offerMany\(\); did you mean ids\?/,
+  });
+  row(
+    "DelayQueue#offerMany",
+    "a batch with ids larger than the room left",
+    ({ q }) =>
+      q.offerMany(
+        Array.from({ length: 20 }, (_, i) => i),
+        1,
+        { ids: Array.from({ length: 20 }, (_, i) => `n${i}`) },
+      ),
+    { error: "RangeError", names: /batch|room/ },
+  );
   const msCalls = [
     ["DelayQueue#offer", "delayMs", (ctx, x) => ctx.q.offer("x", x)],
     ["DelayQueue#add", "delayMs", (ctx, x) => ctx.q.add("x", x)],
@@ -260,7 +369,18 @@ export function table(api) {
     }
     for (const [l, v] of nonFinite()) row(method, `${arg} ${l}`, (ctx) => call(ctx, v), throws("RangeError", arg));
   }
-  row("DelayQueue#take", "timeout -1", ({ q }) => q.take({ timeout: -1 }), throws("RangeError", "timeout"));
+  for (const [l, v] of [
+    ["-1", -1],
+    ["-5", -5],
+    ["-Number.MIN_VALUE", -Number.MIN_VALUE],
+  ]) {
+    row(
+      "DelayQueue#take",
+      `timeout ${l}`,
+      ({ q }) => q.take({ timeout: v }),
+      throws("RangeError", "options\\.timeout"),
+    );
+  }
   row("DelayQueue#offerMany", "values not an array", ({ q }) => q.offerMany("ab", 1), throws("TypeError", "values"));
   row(
     "DelayQueue#offerMany",
@@ -317,7 +437,22 @@ export function table(api) {
     ["Scheduler#delayOf", (ctx, x) => ctx.s.delayOf(x), undefined],
   ];
   for (const [method, call, none] of handleCalls) {
-    for (const [l, v] of notNumbers()) row(method, `handle ${l}`, (ctx) => call(ctx, v), throws("TypeError", "handle"));
+    const ids = method.startsWith("DelayQueue#"); // a DelayQueue's items have ids too
+    for (const [l, v] of notNumbers()) {
+      if (ids && typeof v === "string") continue; // an id: below
+      row(method, `handle ${l}`, (ctx) => call(ctx, v), throws("TypeError", "handle"));
+    }
+    if (ids) {
+      for (const [l, v] of badIds()) row(method, `id ${l}`, (ctx) => call(ctx, v), throws("RangeError", "id"));
+      for (const [l, v] of [
+        ['"5"', "5"],
+        ['"a"', "a"],
+        ["512 characters", "x".repeat(512)],
+      ]) {
+        row(method, `id ${l} (no item has it)`, (ctx) => call(ctx, v), { returns: none });
+      }
+    }
+    for (const [l, v] of notHandles()) row(method, `handle ${l}`, (ctx) => call(ctx, v), throws("TypeError", "handle"));
     for (const [l, v] of noHandles()) row(method, `handle ${l}`, (ctx) => call(ctx, v), { returns: none });
   }
   for (const [l, v] of notNumbers()) {
@@ -359,6 +494,31 @@ export function table(api) {
   ]) {
     const [o, error] = ownError(key);
     row(method, `options whose ${key} getter throws`, (ctx) => call(ctx, o), { throwsOwn: error });
+  }
+  // Unknown options (misspelt ones, mostly) are refused, naming the key and the option meant.
+  const unknown = (key, meant) => ({
+    error: "TypeError",
+    names: new RegExp(
+      `options\\.${key} is not an option of .*${meant === undefined ? "\\(its options: " : `did you mean ${meant}\\?`}`,
+    ),
+  });
+  for (const [method, call, key, meant] of [
+    ["new DelayQueue", (_, o) => new DelayQueue(o), "capcity", "capacity"],
+    ["new DelayQueue", (_, o) => new DelayQueue(o), "keepalive", "keepAlive"],
+    ["new DelayQueue", (_, o) => new DelayQueue(o), "clocks", "clock"],
+    ["new DelayQueue", (_, o) => new DelayQueue(o), "size", undefined],
+    ["DelayQueue.restore", (_, o) => DelayQueue.restore(emptySnapshot(), o), "capacty", "capacity"],
+    ["DelayQueue#take", (ctx, o) => ctx.q.take(o), "timeot", "timeout"],
+    ["DelayQueue#take", (ctx, o) => ctx.q.take(o), "sigal", "signal"],
+    ["DelayQueue#take", (ctx, o) => ctx.q.take(o), "limit", undefined],
+    ["DelayQueue#put", (ctx, o) => ctx.q.put("x", 1, o), "Signal", "signal"],
+    ["DelayQueue#put", (ctx, o) => ctx.q.put("x", 1, o), "timeout", undefined],
+    ["new Scheduler", (_, o) => new Scheduler(o), "onError", "onerror"],
+    ["new Scheduler", (_, o) => new Scheduler(o), "keepAlve", "keepAlive"],
+  ]) {
+    row(method, `options { ${key}: 1 }`, (ctx) => call(ctx, { [key]: 1 }), unknown(key, meant));
+    // Its value does not matter: undefined is refused too (the key is what is misspelt).
+    row(method, `options { ${key}: undefined }`, (ctx) => call(ctx, { [key]: undefined }), unknown(key, meant));
   }
   const capacities = [
     ["0", 0, "RangeError"],
@@ -446,8 +606,17 @@ export function table(api) {
     row("init", `source ${l}`, () => api.init(v), throws("TypeError", "source"));
   }
 
+  // A call that returns a Promise never throws: what it refuses, it rejects.
+  for (const r of rows) {
+    if (!PROMISE_METHODS.has(r.method)) continue;
+    if (r.expect.error !== undefined) r.expect = { rejects: r.expect.error, names: r.expect.names };
+    else if ("throwsOwn" in r.expect) r.expect = { rejectsOwn: r.expect.throwsOwn };
+  }
   return rows;
 }
+
+/** The calls of the in-memory API that return a Promise (the durable engines' bad input is in tests/contract/). */
+const PROMISE_METHODS = new Set(["DelayQueue#take", "DelayQueue#put"]);
 
 function emptySnapshot() {
   return { version: 1, size: 0, items: [] };
@@ -463,6 +632,8 @@ async function state(ctx) {
       remainingCapacity: q.remainingCapacity,
       items: q.toArray().map((v) => values.indexOf(v)),
       delays: handles.map((h) => q.delayOf(h)),
+      // Ids: the one given, and those the rows offer with (a bad call must name nothing).
+      ids: ["kept", "a", "x", "n0", "n19"].map((id) => q.delayOf(id)),
       stats: q.stats,
     },
     s: { size: s.size, closed: s.closed, delays: schedHandles.map((h) => s.delayOf(h)), stats: s.stats },
@@ -496,10 +667,17 @@ async function outcome(call) {
     return { threw: e };
   }
   if (result instanceof Promise) {
-    return result.then(
+    // A call that should have refused but waits instead (an option it ignored) is a failure
+    // of its row, not a sweep that never ends.
+    let timer;
+    const stillPending = new Promise((resolve) => {
+      timer = setTimeout(() => resolve({ pending: "after 2 s" }), 2000);
+    });
+    const settled = result.then(
       (v) => ({ resolved: v }),
       (e) => ({ rejected: e }),
     );
+    return Promise.race([settled, stillPending]).finally(() => clearTimeout(timer));
   }
   return { returned: result };
 }
@@ -522,6 +700,10 @@ function judge(o, expect) {
     return null;
   }
   if ("throwsOwn" in expect) return error === expect.throwsOwn ? null : "expected the getter's own error, unchanged";
+  if ("rejectsOwn" in expect) {
+    if (o.rejected === undefined) return "expected a rejected Promise";
+    return o.rejected === expect.rejectsOwn ? null : "expected the getter's own error, unchanged";
+  }
   if ("rejectsWith" in expect) {
     if (o.rejected === undefined) return "expected a rejected Promise";
     return expect.rejectsWith(o.rejected) ? null : "expected the signal's reason";
@@ -545,7 +727,7 @@ export async function sweep(api) {
   const clock = () => CLOCK_MS;
   const q = new DelayQueue({ capacity: 10, clock, keepAlive: false });
   const values = [{ id: "a" }, "b", 3];
-  const handles = values.map((v, i) => q.offer(v, 3_600_000 + (i % 2)));
+  const handles = values.map((v, i) => q.offer(v, 3_600_000 + (i % 2), i === 0 ? { id: "kept" } : undefined));
   const waiting = q.take(); // a waiting take: a timer armed, stats.takers 1
   const waited = waiting.then(
     (v) => ({ resolved: v }),

@@ -13,7 +13,7 @@
 //! WIT `error` variant (never a trap), and the message of an `invalid-argument` names the
 //! argument as the WIT spells it.
 
-use tarry_queue::{Clock, DelayQueue, Expired, Handle, Refusal};
+use tarry_queue::{Clock, DelayQueue, Expired, Handle, Refusal, MAX_ITEMS};
 
 use crate::{Error, Item, Stats};
 
@@ -27,8 +27,9 @@ pub trait Alarm: Clock {
     fn block(&self, pollable: &Self::Pollable);
 }
 
-/// The most items a queue holds, as the npm package allows (its `capacity` bound).
-const MAX_CAPACITY: u32 = i32::MAX as u32;
+/// The most items a queue holds, bounded or not: the core's limit (2^26), which is also the
+/// npm package's `capacity` bound. `bounded` refuses more rather than cap it silently.
+const MAX_CAPACITY: u32 = MAX_ITEMS as u32;
 
 /// A delay queue of byte payloads with a blocking `take`; see the [module documentation](self).
 pub struct Queue<A: Alarm> {
@@ -46,7 +47,9 @@ impl<A: Alarm> Queue<A> {
     /// A queue that refuses offers once it holds `capacity` items.
     pub fn bounded(alarm: A, capacity: u32) -> Result<Self, Error> {
         if capacity == 0 || capacity > MAX_CAPACITY {
-            return Err(invalid(format!("capacity must be between 1 and {MAX_CAPACITY}, got {capacity}")));
+            return Err(invalid(format!(
+                "capacity must be between 1 and {MAX_CAPACITY} (2^26, the most a queue holds), got {capacity}"
+            )));
         }
         Ok(Self::with_items(DelayQueue::bounded(alarm, capacity as usize)))
     }
@@ -138,7 +141,7 @@ impl<A: Alarm> Queue<A> {
 
     /// Items in the queue, due or not.
     pub fn len(&self) -> u32 {
-        // At most MAX_CAPACITY items: the core's heap holds no more than 2^31 - 1.
+        // At most MAX_CAPACITY (2^26) items: the core holds no more.
         self.items.len() as u32
     }
 
@@ -185,7 +188,7 @@ impl<A: Alarm> Queue<A> {
             Refusal::NotFinite => {
                 invalid(format!("{argument} must be a finite number of milliseconds, got {}", non_finite(value)))
             }
-            // Full holds `capacity` items, or the core's most (2^31 - 1) when unbounded.
+            // Full holds `capacity` items, or the core's most (2^26) when unbounded.
             Refusal::Full => Error::Full(self.len()),
         }
     }

@@ -211,9 +211,14 @@ fn bad_input_is_an_error_that_names_the_argument_and_changes_nothing() {
 #[test]
 fn a_bounded_queue_refuses_offers_when_full() {
     let alarm = Rc::new(ManualAlarm::default());
-    for capacity in [0, 1 << 31, u32::MAX] {
+    // The core's limit, 2^26 items: beyond it `bounded` refuses rather than cap silently.
+    assert!(Queue::bounded(alarm.clone(), 1 << 26).is_ok());
+    for capacity in [0, (1 << 26) + 1, 1 << 31, u32::MAX] {
         let m = message(Queue::bounded(alarm.clone(), capacity).err().unwrap());
-        assert_eq!(m, format!("capacity must be between 1 and 2147483647, got {capacity}"));
+        assert_eq!(
+            m,
+            format!("capacity must be between 1 and 67108864 (2^26, the most a queue holds), got {capacity}")
+        );
     }
     let mut q = Queue::bounded(alarm, 2).unwrap();
     let a = q.offer(b"a".to_vec(), 1.0).unwrap();

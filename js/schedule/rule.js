@@ -139,15 +139,10 @@ export function firstAtOrAfter(rule, at) {
 
 /**
  * An options bag whose names are all in `known`: an unknown name (a typo such as
- * `catchup`) is refused, naming it, instead of being ignored.
+ * `catchup`) is refused, naming it, instead of being ignored. The one checker every engine
+ * uses (arguments.js `options`), so the message is theirs: "options.catchup is not an option
+ * of every(); did you mean catchUp?".
  */
 export function knownOptions(opts, known, where) {
-  const o = options(opts, "options");
-  for (const name of Object.keys(o)) {
-    if (!known.includes(name))
-      throw new TypeError(
-        `${where} has no option ${JSON.stringify(name)} (its options: ${known.map((k) => JSON.stringify(k)).join(", ")})`,
-      );
-  }
-  return o;
+  return options(opts, "options", known, where);
 }

@@ -146,7 +146,10 @@ test("bad input throws the error variant, naming the argument, and changes nothi
   assert.throws(() => q.take(-1), invalid("timeout-ms must not be negative"));
   assert.throws(() => q.take(Number.NaN), invalid("timeout-ms must be a number of milliseconds, got NaN"));
   assert.throws(() => new DelayQueue().take(Number.POSITIVE_INFINITY), invalid("timeout-ms is infinite and the queue"));
-  assert.throws(() => DelayQueue.bounded(0), invalid("capacity must be between 1 and 2147483647, got 0"));
+  assert.throws(() => DelayQueue.bounded(0), invalid("capacity must be between 1 and 67108864 (2^26"));
+  assert.throws(() => DelayQueue.bounded(2 ** 26 + 1), invalid("capacity must be between 1 and 67108864 (2^26"));
+  assert.throws(() => DelayQueue.bounded(2 ** 31 - 1), invalid("capacity must be between 1 and 67108864 (2^26"));
+  DelayQueue.bounded(2 ** 26); // the core's limit itself is a capacity
   assert.equal(q.len(), 1);
   assert.equal(text({ payload: q.cancel(h) }), "kept");
 

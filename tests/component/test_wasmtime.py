@@ -228,7 +228,9 @@ class ComponentInWasmtime(unittest.TestCase):
             (lambda: self.q.take(-1), "timeout-ms must not be negative"),
             (lambda: self.q.take(float("nan")), "timeout-ms must be a number of milliseconds, got NaN"),
             (lambda: self.tarry.queue().take(float("inf")), "timeout-ms is infinite and the queue is empty"),
-            (lambda: self.tarry.queue(0), "capacity must be between 1 and 2147483647, got 0"),
+            (lambda: self.tarry.queue(0), "capacity must be between 1 and 67108864 (2^26, the most a queue holds), got 0"),
+            (lambda: self.tarry.queue(2**26 + 1), "capacity must be between 1 and 67108864 (2^26, the most a queue holds), got 67108865"),
+            (lambda: self.tarry.queue(2**31 - 1), "capacity must be between 1 and 67108864"),
         ]
         for call, message in cases:
             with self.assertRaises(QueueError) as caught:

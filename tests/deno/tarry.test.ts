@@ -148,6 +148,37 @@ Deno.test("keepAlive: false does not hold the process open (Deno.unrefTimer); th
   assertEquals(held.stdout, "took x\n");
 });
 
+Deno.test("a take waiting on an empty queue keeps Deno running, for await too; keepAlive: false lets it exit", async () => {
+  // The producer's timer is unref'd: only the waiting take can keep the process running.
+  const producer = (q: string, v: string) => `Deno.unrefTimer(setTimeout(() => ${q}.offer(${v}, 0), 300));`;
+  const held = await runDeno(`import { DelayQueue } from "tarry-queue";
+    const q = new DelayQueue();
+    ${producer("q", '"late"')}
+    q.take().then((v) => console.log("took", v, q.stats.timersArmed));`);
+  assertEquals(held.code, 0, held.stderr);
+  assertEquals(held.stdout, "took late 0\n");
+  const looped = await runDeno(`import { DelayQueue } from "tarry-queue";
+    const q = new DelayQueue<number>();
+    q.offer(1, 0);
+    ${producer("q", "2")}
+    (async () => {
+      const seen = [];
+      for await (const x of q) {
+        seen.push(x);
+        if (x === 2) q.close();
+      }
+      console.log(seen.join(","));
+    })();`);
+  assertEquals(looped.code, 0, looped.stderr);
+  assertEquals(looped.stdout, "1,2\n");
+  const unref = await runDeno(`import { DelayQueue } from "tarry-queue";
+    const q = new DelayQueue({ keepAlive: false });
+    ${producer("q", '"late"')}
+    q.take().then((v) => console.log("took", v));`);
+  assertEquals(unref.code, 0, unref.stderr);
+  assertEquals(unref.stdout, "");
+});
+
 Deno.test("Scheduler: deadline order, FIFO ties, errors to onerror, one timer", async () => {
   const errors: string[] = [];
   const s = new Scheduler({ onerror: (e) => errors.push((e as Error).message) });

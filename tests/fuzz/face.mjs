@@ -20,7 +20,12 @@
 //     with the delay setTimeout takes (long waits chained); unref'd when keepAlive is false;
 //   - errors: the right class (ClosedError after close, the signal's reason on abort, a
 //     TypeError naming the argument for bad input, the host's error when it refuses a timer),
-//     and a call that throws changes nothing.
+//     and a call that throws changes nothing;
+//   - ids: offer, add, offerAt and offerMany name some items by ids from a small pool, so that
+//     ids collide: an id names the one item in the queue that has it (cancel, reschedule and
+//     delayOf by id find it), an offer with an id already there replaces that item in place
+//     (same handle, new value and deadline, behind equal deadlines), an item that leaves frees
+//     its id, and snapshots carry ids to the restored queue.
 //
 // How the model sees inside a call: every value it offers is a fresh object or primitive;
 // objects carry a non-enumerable `then` getter (or are Proxies) that the library reads when it
@@ -61,6 +66,21 @@ const byKey = (a, b) => (before(a, b) ? -1 : before(b, a) ? 1 : 0);
 
 /** Scheduler's "just after `t`" (js/scheduler.js), to check a deadline moved out of a wake-up. */
 const DELAYS = [-1e10, -5, -1, -0, 0, 0, 1e-300, 0.125, 0.5, 1, 1, 2, 3, 3, 5, 8, 13, 40, 100, 1e4, 2 ** 31 + 3, 1e10];
+
+/** Numbers no call returns as a handle: every call taking a handle refuses them with a TypeError. */
+const NOT_HANDLES = [-1, 1.5, Number.NaN, 2 ** 26 + 0.5, 2 ** 53, 2 ** 53 + 1, Infinity];
+const isHandleNumber = (h) => Number.isSafeInteger(h) && h >= 0;
+/** What a DelayQueue's cancel, reschedule and delayOf take: a handle or an id. */
+const isItem = (h) => (typeof h === "string" ? !NOT_IDS.includes(h) : isHandleNumber(h));
+
+/** An id as a call's label shows it. */
+const idLabel = (id) =>
+  id === undefined ? "" : `, { id: ${JSON.stringify(id.length > 20 ? `${id.slice(0, 8)}…(${id.length})` : id)} }`;
+
+/** The ids offers draw from: few, so that they collide (and replace); the longest id there is. */
+const IDS = ["a", "b", "c", "order:42", "ü😀", "x".repeat(512)];
+/** Strings that are no id (a RangeError naming the id). */
+const NOT_IDS = ["", "x".repeat(513), "lone\uD800"];
 
 const MAX_DEPTH = 3;
 const MAX_ITEMS = 60;
@@ -196,6 +216,8 @@ class World {
       aborted: 0,
       ran: 0,
       badInput: 0,
+      replaced: 0,
+      byId: 0,
       reentrant: 0,
       fires: 0,
       earlyFires: 0,
@@ -223,6 +245,7 @@ class World {
         try {
           const r = new Random(this.seed).fork(`step ${i}`);
           this.rng = r.fork("inside"); // jitter and reentrancy: this step's own draws
+          this.idRng = r.fork("ids"); // ids: their own draws, so that the other draws stay as they were
           await this.step(r);
         } catch (e) {
           this.fail(e);
@@ -383,6 +406,7 @@ class World {
       bound: null,
       seq: -1,
       handle: null,
+      id: undefined,
       checked: false,
       handRead: false,
       resolveRead: false,
@@ -461,7 +485,7 @@ class World {
   refusedValue(r) {
     switch (r.int(6)) {
       case 0:
-        return [null, "null"];
+        return [Object.assign(() => {}, { then() {} }), "a function with then"];
       case 1:
         return [undefined, "undefined"];
       case 2:
@@ -999,6 +1023,50 @@ class World {
 
   // ---- DelayQueue calls ----------------------------------------------------------------
 
+  /** An id for an offer (from a small pool, so that they collide), or undefined (none). */
+  pickId(p = 0.35) {
+    return this.idRng.chance(p) ? this.idRng.pick(IDS) : undefined;
+  }
+
+  /** The entry in the queue that has `id`, or null. */
+  owner(qm, id) {
+    for (const e of qm.live) if (e.id === id) return e;
+    return null;
+  }
+
+  /** An offer is about to replace `old` (its id's item): it leaves, as the new entry goes in. */
+  #replacing(old) {
+    old.qm.live.delete(old);
+    old.state = "replaced";
+    this.log(`(v${old.n} is to be replaced: it has id ${old.id.slice(0, 20)})`);
+  }
+
+  /**
+   * A replacement of `old` returned `h`: old's handle, or, when old's own offer has not
+   * returned yet (this one ran inside it), the handle that offer is to return.
+   */
+  #replacedHandle(old, h, label) {
+    if (old.handle === null) {
+      if (!Number.isSafeInteger(h) || h < 2 ** 26 || this.handles.has(h))
+        violation(`${label} replaced v${old.n}, still being offered: ${h} is no fresh handle`);
+      this.handles.add(h);
+      old.handle = h;
+    } else if (h !== old.handle) {
+      violation(`${label} replaced v${old.n} (id ${old.id.slice(0, 20)}): returned ${h}, not its handle ${old.handle}`);
+    }
+  }
+
+  /** The offer that was to replace `old` threw: it stays, or was dropped by a close() inside the call. */
+  #notReplaced(old) {
+    if (old.qm.closed) {
+      old.state = "closed";
+      this.counts.closed++;
+    } else {
+      old.state = "pending";
+      old.qm.live.add(old);
+    }
+  }
+
   pickQueue(r, open = true) {
     const qs = open ? this.queues.filter((q) => !q.closed) : this.queues;
     return qs.length === 0 ? undefined : r.pick(qs);
@@ -1108,7 +1176,7 @@ class World {
       );
     }
     this.counts.badInput++;
-    this.reconcile(qm, `after ${label}`);
+    if (qm.s === undefined) this.reconcile(qm, `after ${label}`); // (a scheduler's model checks itself)
   }
 
   delay(r) {
@@ -1128,17 +1196,23 @@ class World {
     }
     const e = this.makeValue(r, qm);
     const delay = this.delay(r);
-    const label = `${qm.name}.${method}(v${e.n}:${e.kind}, ${Object.is(delay, -0) ? "-0" : delay})`;
-    if (qm.closed) return this.expectClosed(qm, label, () => qm.q[method](e.value, delay));
+    const id = this.pickId();
+    const opts = id === undefined ? undefined : { id };
+    const label = `${qm.name}.${method}(v${e.n}:${e.kind}, ${Object.is(delay, -0) ? "-0" : delay}${idLabel(id)})`;
+    if (qm.closed) return this.expectClosed(qm, label, () => qm.q[method](e.value, delay, opts));
+    const old = id === undefined ? null : this.owner(qm, id);
+    const full = old === null && qm.live.size >= qm.capacity;
+    e.id = id;
     this.#register(qm, e, this.host.now + delay);
-    const full = qm.live.size >= qm.capacity;
+    if (old !== null) this.#replacing(old);
     let h;
     try {
-      h = this.call(qm, label, () => qm.q[method](e.value, delay));
+      h = this.call(qm, label, () => qm.q[method](e.value, delay, opts));
     } catch (err) {
+      if (old !== null) this.#notReplaced(old);
       return this.#offerThrew(qm, e, err, label, method === "add" && full);
     }
-    return this.#offered(qm, e, h, label, full);
+    return this.#offered(qm, e, h, label, full, old);
   }
 
   #register(qm, e, deadline) {
@@ -1149,17 +1223,34 @@ class World {
     qm.inflight.push(e);
   }
 
-  /** After an offer returned `h`. */
-  #offered(qm, e, h, label, full) {
+  /** After an offer returned `h`; `old`: the entry it replaced (by id), or null. */
+  #offered(qm, e, h, label, full, old = null) {
     if (qm.closed) {
       // close() ran inside the call (from a then getter): before the insertion it must refuse.
       if (e.state === "inflight") violation(`${label}: the queue was closed during the call, yet it returned ${h}`);
+      return h;
+    }
+    if (old !== null) {
+      // A replacement: in place, under the handle of the item it replaced; it needs no room.
+      this.#replacedHandle(old, h, label);
+      e.handle = h;
+      this.counts.replaced++;
+      this.reconcile(qm, `after ${label}`);
+      if (e.state === "limbo") this.#limboHanded(qm, e); // a replacement is never taken back out
+      if (e.state === "inflight" || e.state === "retracted")
+        violation(`${label}: v${e.n} neither in the queue nor handed out`);
       return h;
     }
     if (h === null) {
       if (!full) violation(`${label} returned null with room left (${qm.live.size} of ${qm.capacity})`);
       this.#refuse(e);
       qm.inflight = qm.inflight.filter((x) => x !== e);
+      this.reconcile(qm, `after ${label}`);
+      return h;
+    }
+    if (e.handle !== null) {
+      // Replaced by id during its own call (from a then getter): the replacement learned its handle.
+      if (h !== e.handle) violation(`${label} returned ${h}; v${e.n}'s replacement had ${e.handle}`);
       this.reconcile(qm, `after ${label}`);
       return h;
     }
@@ -1203,17 +1294,23 @@ class World {
     const asDate = r.chance(0.3);
     const deadline = asDate ? new Date(epoch) : epoch;
     const at = asDate ? deadline.getTime() : epoch;
-    const label = `${qm.name}.offerAt(v${e.n}:${e.kind}, ${asDate ? "Date " : ""}${at})`;
-    if (qm.closed) return this.expectClosed(qm, label, () => qm.q.offerAt(e.value, deadline));
+    const id = this.pickId();
+    const opts = id === undefined ? undefined : { id };
+    const label = `${qm.name}.offerAt(v${e.n}:${e.kind}, ${asDate ? "Date " : ""}${at}${idLabel(id)})`;
+    if (qm.closed) return this.expectClosed(qm, label, () => qm.q.offerAt(e.value, deadline, opts));
+    const old = id === undefined ? null : this.owner(qm, id);
+    e.id = id;
     this.#register(qm, e, null);
+    if (old !== null) this.#replacing(old);
     // Never before Date.now() reaches `at`, as the clocks stand at the call.
     e.bound = at - this.host.wallOffset;
     e.wall = { at, offset: this.host.wallOffset };
-    const full = qm.live.size >= qm.capacity;
+    const full = old === null && qm.live.size >= qm.capacity;
     let h;
     try {
-      h = this.call(qm, label, () => qm.q.offerAt(e.value, deadline));
+      h = this.call(qm, label, () => qm.q.offerAt(e.value, deadline, opts));
     } catch (err) {
+      if (old !== null) this.#notReplaced(old);
       return this.#offerThrew(qm, e, err, label, false);
     }
     if (h !== null && !qm.closed) {
@@ -1231,7 +1328,7 @@ class World {
         e.deadline = converted;
       }
     }
-    return this.#offered(qm, e, h, label, full);
+    return this.#offered(qm, e, h, label, full, old);
   }
 
   opOfferMany(qm, r) {
@@ -1253,21 +1350,50 @@ class World {
         });
       }
     }
-    const label = `${qm.name}.offerMany([${es.map((e) => `v${e.n}`).join(", ")}], ${form === "number" ? ds : `[${delays.join(", ")}]`}${hostile ? ", getters" : ""})`;
-    if (qm.closed) return this.expectClosed(qm, label, () => qm.q.offerMany(values, ds));
+    // Ids for some batches: ids[i] names es[i]; one already in the queue, or earlier in the
+    // batch, is replaced (in batch order).
+    const ids = this.idRng.chance(0.3) ? es.map(() => this.pickId(0.6)) : undefined;
+    const opts = ids === undefined ? undefined : { ids };
+    const label = `${qm.name}.offerMany([${es.map((e) => `v${e.n}`).join(", ")}], ${form === "number" ? ds : `[${delays.join(", ")}]`}${hostile ? ", getters" : ""}${ids === undefined ? "" : `, { ids: ${JSON.stringify(ids.map((id) => id?.slice(0, 8) ?? null))} }`})`;
+    if (qm.closed) return this.expectClosed(qm, label, () => qm.q.offerMany(values, ds, opts));
     const now = this.host.now;
-    for (let i = 0; i < k; i++) this.#register(qm, es[i], now + (form === "number" ? ds : delays[i]));
+    /** For each element: the entry it replaces (in the queue, or earlier in the batch), or null. */
+    const replaces = new Array(k).fill(null);
+    const named = new Map(); // id -> the batch's latest entry with it
+    let fresh = 0;
+    for (let i = 0; i < k; i++) {
+      const id = ids?.[i];
+      es[i].id = id;
+      replaces[i] = id === undefined ? null : (named.get(id) ?? this.owner(qm, id));
+      if (replaces[i] === null) fresh++;
+      if (id !== undefined) named.set(id, es[i]);
+    }
     const room = qm.capacity - qm.live.size;
+    for (let i = 0; i < k; i++) this.#register(qm, es[i], now + (form === "number" ? ds : delays[i]));
+    const refused = fresh > room;
+    if (!refused) {
+      for (let i = 0; i < k; i++) {
+        const old = replaces[i];
+        if (old === null) continue;
+        if (es.includes(old)) {
+          old.state = "replaced"; // never seen: replaced within the batch
+          qm.inflight = qm.inflight.filter((x) => x !== old);
+        } else {
+          this.#replacing(old);
+        }
+      }
+    }
     let hs;
     try {
-      hs = this.call(qm, label, () => qm.q.offerMany(values, ds));
+      hs = this.call(qm, label, () => qm.q.offerMany(values, ds, opts));
     } catch (err) {
       qm.inflight = qm.inflight.filter((x) => !es.includes(x));
+      if (!refused) for (const old of replaces) if (old !== null && !es.includes(old)) this.#notReplaced(old);
       if (qm.closed && err instanceof ClosedError) {
-        for (const e of es) if (e.state === "inflight") e.state = "refused";
+        for (const e of es) if (e.state === "inflight" || e.state === "replaced") e.state = "refused";
         return;
       }
-      if (err instanceof RangeError && k > room) {
+      if (err instanceof RangeError && refused) {
         for (const e of es) this.#refuse(e);
         this.reconcile(qm, `after ${label}`);
         return;
@@ -1277,12 +1403,21 @@ class World {
     if (hostile && reads.some((n) => n !== 1))
       violation(`${label} read the elements of values ${reads.join(", ")} times`);
     if (qm.closed) return;
-    if (k > room) violation(`${label} added a batch of ${k} with room for ${room}`);
+    if (refused) violation(`${label} added a batch of ${fresh} new items with room for ${room}`);
     if (!Array.isArray(hs) || hs.length !== k) violation(`${label} returned ${hs}`);
     for (let i = 0; i < k; i++) {
-      if (!Number.isSafeInteger(hs[i]) || this.handles.has(hs[i]))
-        violation(`${label}: handle ${hs[i]} is no fresh handle`);
-      this.handles.add(hs[i]);
+      const old = replaces[i];
+      if (old !== null) {
+        this.#replacedHandle(old, hs[i], `${label}, element ${i}`);
+        this.counts.replaced++;
+      } else if (es[i].handle !== null) {
+        if (hs[i] !== es[i].handle)
+          violation(`${label}: element ${i} got ${hs[i]}; its replacement had ${es[i].handle}`);
+      } else {
+        if (!Number.isSafeInteger(hs[i]) || this.handles.has(hs[i]))
+          violation(`${label}: handle ${hs[i]} is no fresh handle`);
+        this.handles.add(hs[i]);
+      }
       es[i].handle = hs[i];
     }
     this.reconcile(qm, `after ${label}`);
@@ -1537,15 +1672,29 @@ class World {
 
   /** A handle: one of this queue's (live or stale), another queue's, or a number that is none. */
   pickHandle(qm, r) {
+    // An id, sometimes: one from the pool (its item may be in the queue, or gone), or no id.
+    if (this.idRng.chance(0.25)) return this.idRng.chance(0.9) ? this.idRng.pick(IDS) : this.idRng.pick(NOT_IDS);
     const own = [...qm.entries.values()].filter((e) => e.handle !== null);
     const roll = r.int(10);
     if (roll < 6 && own.length) return r.pick(own).handle;
     if (roll < 8 && this.handles.size) return r.pick([...this.handles]);
-    // (Not 2^26: that is slot 0's first handle in every 4096th queue a process makes.)
-    return r.pick([0, -0, -1, 1.5, Number.NaN, 2 ** 26 + 0.5, 2 ** 53, 2 ** 53 + 1, Infinity, 12345678]);
+    // Whole numbers that name nothing, or numbers that are no handle (a TypeError). (Not
+    // 2^26: that is slot 0's first handle in every 4096th queue a process makes.)
+    return r.pick([0, -0, 12345678, 2 ** 26 - 1, 2 ** 53 - 1, ...NOT_HANDLES]);
   }
 
+  /** A call with a number that is no handle, or a string that is no id: the error naming it, open or closed. */
+  expectNotHandle(m, label, fn, h) {
+    if (typeof h === "string") this.expectBad(m, label, "RangeError", /\bid\b/, fn);
+    else this.expectBad(m, label, "TypeError", /\bhandle\b/, fn);
+  }
+
+  /** The entry a handle or an id names in the queue, or null. */
   entryOf(qm, h) {
+    if (typeof h === "string") {
+      this.counts.byId++;
+      return this.owner(qm, h);
+    }
     for (const e of qm.live) if (e.handle === h) return e;
     return null;
   }
@@ -1553,6 +1702,7 @@ class World {
   opCancel(qm, r) {
     const h = this.pickHandle(qm, r);
     const label = `${qm.name}.cancel(${h})`;
+    if (!isItem(h)) return this.expectNotHandle(qm, label, () => qm.q.cancel(h), h);
     if (qm.closed) return this.expectClosed(qm, label, () => qm.q.cancel(h));
     const e = this.entryOf(qm, h);
     if (e !== null) {
@@ -1574,6 +1724,7 @@ class World {
     const h = this.pickHandle(qm, r);
     const delay = this.delay(r);
     const label = `${qm.name}.reschedule(${h}, ${delay})`;
+    if (!isItem(h)) return this.expectNotHandle(qm, label, () => qm.q.reschedule(h, delay), h);
     if (qm.closed) return this.expectClosed(qm, label, () => qm.q.reschedule(h, delay));
     const e = this.entryOf(qm, h);
     if (e !== null) {
@@ -1588,6 +1739,7 @@ class World {
   opDelayOf(qm, r) {
     const h = this.pickHandle(qm, r);
     const label = `${qm.name}.delayOf(${h})`;
+    if (!isItem(h)) return this.expectNotHandle(qm, label, () => qm.q.delayOf(h), h);
     if (qm.closed) return this.expectClosed(qm, label, () => qm.q.delayOf(h));
     const e = this.entryOf(qm, h);
     const d = this.call(qm, label, () => qm.q.delayOf(h));
@@ -1664,9 +1816,11 @@ class World {
       violation(`${label}: a malformed snapshot`);
     const offset = this.host.wallOffset;
     for (let i = 0; i < items.length; i++) {
-      const { value, deadline } = snap.items[i];
+      const { value, deadline, id } = snap.items[i];
       const e = items[i];
       if (value !== e.value) violation(`${label}: items[${i}] is not v${e.n}`);
+      if (id !== e.id || "id" in snap.items[i] !== (e.id !== undefined))
+        violation(`${label}: items[${i}] (v${e.n}) has id ${id}, expected ${e.id}`);
       if (!Number.isInteger(deadline) || deadline < e.deadline + offset || deadline > e.deadline + offset + 2)
         violation(
           `${label}: items[${i}].deadline ${deadline} for v${e.n} due at ${e.deadline} (wall ${e.deadline + offset})`,
@@ -1709,6 +1863,7 @@ class World {
       e.revoke = null;
       e.state = "pending";
       e.deadline = data.items[i].deadline - low;
+      e.id = data.items[i].id;
       e.seq = ++qm.seq;
       qm.entries.set(e.value, e);
       qm.live.add(e);
@@ -1910,10 +2065,11 @@ class World {
 
   schedHandleOp(sm, r, op) {
     const own = [...sm.handles.keys()];
-    const h = own.length && r.chance(0.7) ? r.pick(own) : r.pick([0, -1, 1.5, Number.NaN, 2 ** 53, ...this.handles]);
+    const h = own.length && r.chance(0.7) ? r.pick(own) : r.pick([0, ...NOT_HANDLES, ...this.handles]);
     const delay = this.delay(r);
     const label = `${sm.name}.${op}(${h}${op === "reschedule" ? `, ${delay}` : ""})`;
     const call = () => (op === "reschedule" ? sm.s.reschedule(h, delay) : sm.s[op](h));
+    if (!isHandleNumber(h)) return this.expectNotHandle(sm, label, call);
     if (sm.closed) return this.expectClosed(sm, label, call);
     let job = null;
     for (const j of sm.live) if (j.handle === h) job = j;

@@ -64,6 +64,8 @@ class Inputs {
     this.hostile = false;
     /** Values handed out by index reads of a watched items array (hostile inputs). */
     this.readItems = null;
+    /** Ids: their own draws, so that the other draws stay as they were. */
+    this.ids = r.fork("ids");
   }
 
   number() {
@@ -208,10 +210,16 @@ class Inputs {
     const r = this.r;
     const n = r.pick([0, 1, 2, 3, 5, 8, 20]);
     const items = Array.from({ length: n }, () => ({
-      value: r.chance(0.2) ? `v${r.int(100)}` : (this.json(1) ?? "null is no value"),
+      value: r.chance(0.2) ? `v${r.int(100)}` : this.json(1), // null too: a value like any other
       deadline: r.chance(0.3) ? WALL + r.pick([-5, 0, 0, 1, 2]) : this.number(),
     }));
-    for (const it of items) if (it.value === null) it.value = 0;
+    // Ids on some items of some snapshots, all different (the longest an id may be, too).
+    if (this.ids.chance(0.4)) {
+      items.forEach((it, i) => {
+        if (this.ids.chance(0.6))
+          it.id = this.ids.pick([`order:${i}`, `${"x".repeat(505)}-${String(i).padStart(6, "0")}`, `ü${i}😀`]);
+      });
+    }
     return { version: 1, size: n, items };
   }
 
@@ -281,6 +289,16 @@ class Inputs {
           default:
             if (item) item.value = this.json(0) ?? 0;
         }
+      }
+      // An id that is none, or one that another item has.
+      const items = Array.isArray(s.items) ? s.items : [];
+      const at = items.length ? items[this.ids.int(items.length)] : null;
+      if (at !== null && typeof at === "object" && !Array.isArray(at) && this.ids.chance(0.15)) {
+        const other = items.find((x) => x !== at && typeof x?.id === "string");
+        at.id =
+          other !== undefined && this.ids.chance(0.4)
+            ? other.id
+            : this.ids.pick([5, null, "", "x".repeat(513), "lone\uD800", { id: "a" }, ["a"], true]);
       }
       if (lyingItems && Array.isArray(s.items)) s.items = this.lyingItems(s.items);
       if (huge) s.items = this.hugeItems();
@@ -409,7 +427,7 @@ function expectedOrder(items) {
   return items
     .map((it, i) => ({ it, i, d: it.deadline - WALL }))
     .sort((a, b) => (a.d < b.d ? -1 : a.d > b.d ? 1 : a.i - b.i))
-    .map((x) => x.it.value);
+    .map((x) => x.it);
 }
 
 /** Checks one input; returns a problem, or null. Counts the outcome in `tally`. */
@@ -467,12 +485,19 @@ function check(input, gen, r, tally) {
     if (got.length !== items.length) return `restored ${got.length} of ${items.length} items`;
     const want = expectedOrder(items);
     for (let i = 0; i < want.length; i++) {
-      if (got[i] !== want[i]) return `item ${i}: ${JSON.stringify(got[i])}, expected ${JSON.stringify(want[i])}`;
+      if (got[i] !== want[i].value)
+        return `item ${i}: ${JSON.stringify(got[i])}, expected ${JSON.stringify(want[i].value)}`;
     }
     // And back: every deadline is given back, never earlier (rounded up to whole ms). Not for
     // a hostile input: its getters may answer otherwise when snapshot() reads them again.
     if (!plain) return null;
     const again = q.snapshot();
+    // Each item keeps its id (and one without has none), and the id names it.
+    for (let i = 0; i < want.length; i++) {
+      const id = want[i].id;
+      if (again.items[i].id !== id) return `item ${i} came back with id ${again.items[i].id}, expected ${id}`;
+      if (id !== undefined && q.delayOf(id) === undefined) return `id ${id.slice(0, 20)} names no item after restore`;
+    }
     const sorted = items.map((it) => it.deadline).sort((a, b) => a - b);
     for (let i = 0; i < sorted.length; i++) {
       const e = again.items[i].deadline;

@@ -704,3 +704,17 @@ test("arguments only Durable Objects have: deadlines after 2189, deliver()'s han
   }
   assert.throws(() => new DurableDelayQueue(storage), { name: T, message: /open/ });
 });
+
+test("null is a value like any other: offered, kept across a restart, delivered; undefined is refused", async (t) => {
+  const { storage, q, clock } = await fresh(t);
+  await q.offer(null, 100);
+  await q.offer({ nested: null }, 200);
+  await assert.rejects(q.offer(undefined, 1), TypeError);
+  const copy = storage.clone(); // the object restarts
+  const back = await open(copy);
+  assert.deepEqual(values(back), [null, { nested: null }]);
+  clock.advance(200);
+  const r = recorder();
+  assert.equal(await copy.fire(() => back.deliver(r.handler)), 2);
+  assert.deepEqual(r.values(), [null, { nested: null }]);
+});

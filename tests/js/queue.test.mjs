@@ -215,7 +215,7 @@ test("a stale or unknown handle never reaches another item", () => {
   assert.equal(q.cancel(h1), undefined);
   assert.equal(q.reschedule(h1, 5), false);
   assert.equal(q.delayOf(h1), undefined);
-  for (const unknown of [0, -1, 1.5, 2 ** 53, 2 ** 60, NaN, Infinity]) {
+  for (const unknown of [0, 1, 2 ** 26 - 1, 2 ** 53 - 1, h1 + 1, h2 + 2 ** 26]) {
     assert.equal(q.cancel(unknown), undefined);
     assert.equal(q.delayOf(unknown), undefined);
   }
@@ -256,6 +256,57 @@ test("keepAlive: false lets Node exit while a take waits; the default keeps it a
     q.take().then((v) => console.log("took", v, performance.now() - t0 >= 300));`);
   assert.equal(kept.status, 0, kept.stderr);
   assert.equal(kept.stdout.trim(), "took x true");
+});
+
+test("a take waiting on an empty queue keeps Node running, for await too; keepAlive: false lets it exit", () => {
+  const run = (code) =>
+    spawnSync(process.execPath, ["--input-type=module", "-e", code], { cwd: root, encoding: "utf8", timeout: 20_000 });
+  // The producer's timer is unref'd: only the waiting take can keep the process running
+  // until it fires (a top-level await that never settles exits with code 13).
+  const awaited = run(`import { DelayQueue } from "tarry-queue";
+    const q = new DelayQueue();
+    setTimeout(() => q.offer("late", 0), 300).unref();
+    console.log("took", await q.take(), q.stats.timersArmed);`);
+  assert.equal(awaited.status, 0, awaited.stderr);
+  assert.equal(awaited.stdout.trim(), "took late 0", "served, and no timer was armed for the wait");
+
+  const looped = run(`import { DelayQueue } from "tarry-queue";
+    const q = new DelayQueue();
+    q.offer(1, 0);
+    q.offer(2, 20);
+    setTimeout(() => q.offer(3, 0), 300).unref();
+    const seen = [];
+    for await (const x of q) {
+      seen.push(x);
+      if (x === 3) q.close();
+    }
+    console.log(seen.join(","));`);
+  assert.equal(looped.status, 0, looped.stderr);
+  assert.equal(looped.stdout.trim(), "1,2,3", "the loop waited on the empty queue for the third item");
+
+  // Once nothing waits (served, timed out, aborted, closed), the process ends as before.
+  const free = run(`import { DelayQueue } from "tarry-queue";
+    const q = new DelayQueue({ capacity: 1 });
+    await q.take({ timeout: 10 });
+    const ac = new AbortController();
+    const aborted = q.take({ signal: ac.signal }).catch((e) => e.name);
+    ac.abort();
+    console.log(await aborted);
+    q.offer("full", 60_000);
+    const put = q.put("waits for room", 0);
+    q.take().catch(() => {});
+    q.close();
+    console.log(await put.catch((e) => e.name));`);
+  assert.equal(free.status, 0, free.stderr);
+  assert.equal(free.stdout.trim(), "AbortError\nClosedError");
+
+  const unref = run(`import { DelayQueue } from "tarry-queue";
+    const q = new DelayQueue({ keepAlive: false });
+    setTimeout(() => q.offer("late", 0), 300).unref();
+    q.take().then((v) => console.log("took", v));
+    console.log("waiting");`);
+  assert.equal(unref.status, 0, unref.stderr);
+  assert.equal(unref.stdout.trim(), "waiting", "keepAlive: false: the process exits, the take unserved");
 });
 
 test("close() rejects waiting takes and puts, disarms the timer, and frees the queue", async () => {
@@ -519,7 +570,7 @@ test("offerMany adds a batch with one clock reading, all or nothing", async () =
   assert.deepEqual(q.drain(), ["x", "y"]);
   const before = q.toArray().join();
   for (const [call, type, name] of [
-    [() => q.offerMany(["p", null], [1, 2]), TypeError, /values\[1\]/],
+    [() => q.offerMany(["p", undefined], [1, 2]), TypeError, /values\[1\]/],
     [() => q.offerMany(["p", "q"], [1, NaN]), RangeError, /delays\[1\]/],
     [() => q.offerMany(["p", "q"], [1, "2"]), TypeError, /delays\[1\]/],
     [() => q.offerMany(["p", "q"], [1]), RangeError, /delays/],
@@ -531,5 +582,183 @@ test("offerMany adds a batch with one clock reading, all or nothing", async () =
     assert.equal(q.toArray().join(), before, `${call} changed the queue`);
   }
   assert.deepEqual(await q.take(), "c");
+  q.close();
+});
+
+test("null is a value like any other: offered, taken, polled, cancelled, snapshotted; undefined is refused", async () => {
+  const q = new DelayQueue();
+  const h = q.offer(null, 60_000);
+  assert.equal(q.size, 1);
+  assert.equal(q.peek(), null);
+  assert.equal(q.cancel(h), null, "cancel gives the value back: null");
+  assert.equal(q.cancel(h), undefined, "and undefined once it is gone");
+  q.offer(null, 0);
+  assert.equal(q.poll(), null);
+  assert.equal(q.poll(), undefined, "nothing left: undefined, not null");
+  q.offer(null, 5);
+  assert.equal(await q.take(), null);
+  assert.equal(await q.take({ timeout: 1 }), undefined, "a timed-out take: undefined");
+  q.offerMany([null, 1], 0);
+  q.add(null, 0);
+  assert.equal(await q.put(null, 0).then((x) => typeof x), "number");
+  q.offerAt(null, Date.now());
+  q.offer({ nested: null }, 60_000);
+  assert.deepEqual(q.drain(), [null, 1, null, null, null]);
+  const r = DelayQueue.restore(JSON.parse(JSON.stringify(q.snapshot())));
+  assert.deepEqual(r.toArray(), [{ nested: null }]);
+  const s = DelayQueue.restore({ version: 1, size: 1, items: [{ value: null, deadline: 0 }] });
+  assert.equal(s.poll(), null);
+  for (const call of [() => q.offer(undefined, 1), () => q.add(undefined, 1), () => q.offerAt(undefined, 0)]) {
+    assert.throws(call, { name: "TypeError", message: /value must not be undefined/ });
+  }
+  await assert.rejects(q.put(undefined, 1), { name: "TypeError", message: /value must not be undefined/ });
+  assert.equal(q.size, 1);
+  for (const x of [q, r, s]) x.close();
+});
+
+test("take() and put() never throw: a bad argument or option rejects their Promise", async () => {
+  const q = new DelayQueue({ capacity: 1, keepAlive: false });
+  q.offer("kept", 60_000);
+  const calls = [
+    [() => q.take({ timeout: -5 }), RangeError, /^options\.timeout must not be negative, got -5$/],
+    [
+      () => q.take({ timeout: Number.NaN }),
+      RangeError,
+      /^options\.timeout must be a finite number of milliseconds, got NaN$/,
+    ],
+    [() => q.take({ timeout: "5" }), TypeError, /^options\.timeout must be a number/],
+    [() => q.take(5), TypeError, /^options must be an object/],
+    [() => q.take({ signal: {} }), TypeError, /^options\.signal must be an AbortSignal/],
+    [() => q.take({ timeot: 5 }), TypeError, /options\.timeot is not an option of take\(\); did you mean timeout\?/],
+    [() => q.put(undefined, 1), TypeError, /value must not be undefined/],
+    [() => q.put("x", Number.NaN), RangeError, /delayMs/],
+    [() => q.put("x", 1, { signal: 5 }), TypeError, /options\.signal/],
+    [() => q.put("x", 1, { sigal: 5 }), TypeError, /options\.sigal is not an option of put\(\); did you mean signal\?/],
+  ];
+  for (const [call, type, message] of calls) {
+    let p;
+    assert.doesNotThrow(() => {
+      p = call();
+    }, String(call));
+    assert.ok(p instanceof Promise, String(call));
+    await assert.rejects(p, (e) => e instanceof type && message.test(e.message), String(call));
+  }
+  assert.deepEqual([q.size, q.stats.takers, q.stats.timersArmed], [1, 0, 0], "nothing changed");
+  q.close();
+});
+
+test("unknown options are refused, naming the option and the one meant", () => {
+  const meant = (key, near) => new RegExp(`^options\\.${key} is not an option of .*; did you mean ${near}\\?$`);
+  assert.throws(() => new DelayQueue({ capcity: 2 }), {
+    name: "TypeError",
+    message: "options.capcity is not an option of DelayQueue; did you mean capacity?",
+  });
+  assert.throws(() => new DelayQueue({ keepalive: false }), { message: meant("keepalive", "keepAlive") });
+  assert.throws(() => new DelayQueue({ Clock: () => 0 }), { message: meant("Clock", "clock") });
+  assert.throws(() => new DelayQueue({ capacity: 2, maxSize: 3 }), {
+    name: "TypeError",
+    message: "options.maxSize is not an option of DelayQueue (its options: capacity, keepAlive, clock)",
+  });
+  assert.throws(() => new DelayQueue({ "max size": 3 }), { message: /^options\["max size"\] is not an option/ });
+  assert.throws(() => new DelayQueue({ capcity: undefined }), { message: meant("capcity", "capacity") });
+  const snap = { version: 1, size: 0, items: [] };
+  assert.throws(() => DelayQueue.restore(snap, { capaciti: 3 }), { message: meant("capaciti", "capacity") });
+  // Symbols and inherited keys are not options: they are not read either.
+  const q = new DelayQueue(Object.assign(Object.create({ inherited: 1 }), { [Symbol("s")]: 1 }));
+  q.close();
+});
+
+test("an option set to undefined is that option's default", async () => {
+  const q = new DelayQueue({ capacity: undefined, keepAlive: undefined, clock: undefined });
+  assert.equal(q.remainingCapacity, Infinity);
+  q.offer("a", 0);
+  assert.equal(await q.take({ signal: undefined, timeout: undefined }), "a");
+  assert.equal(typeof (await q.put("b", 0, { signal: undefined })), "number");
+  const r = DelayQueue.restore(q.snapshot(), { capacity: undefined, keepAlive: undefined });
+  assert.equal(r.size, 1);
+  for (const x of [q, r]) x.close();
+});
+
+test("a number no call returns as a handle is a TypeError; a whole number that names nothing finds nothing", () => {
+  const q = new DelayQueue();
+  const h = q.offer("kept", 60_000);
+  for (const bad of [1.5, h + 0.5, -1, Number.NaN, Infinity, 2 ** 53, Number.MAX_VALUE]) {
+    for (const call of [() => q.cancel(bad), () => q.reschedule(bad, 1), () => q.delayOf(bad)]) {
+      assert.throws(call, { name: "TypeError", message: /^handle must be / }, `${call} with ${bad}`);
+    }
+  }
+  for (const none of [0, -0, 2 ** 26 - 1, 2 ** 53 - 1]) {
+    assert.equal(q.cancel(none), undefined);
+    assert.equal(q.reschedule(none, 1), false);
+    assert.equal(q.delayOf(none), undefined);
+  }
+  assert.equal(q.size, 1);
+  assert.equal(q.cancel(h), "kept");
+  q.close();
+});
+
+test("ids: offer with { id }, then cancel, reschedule and delayOf by it; an id names one item", async () => {
+  const q = new DelayQueue({ capacity: 3, clock: () => 1000 }); // a clock that stands still
+  const h = q.offer({ orderId: 42 }, 60_000, { id: "order:42" });
+  assert.equal(q.delayOf("order:42"), 60_000);
+  assert.equal(q.reschedule("order:42", 120_000), true);
+  assert.equal(q.delayOf("order:42"), 120_000);
+  assert.equal(q.delayOf(h), q.delayOf("order:42"), "the handle names the same item");
+  // Offering an id that is present replaces that item, in place: new value, new deadline,
+  // behind the items already due then; same handle; no room needed.
+  q.offer("tie-first", 50);
+  q.offer("full", 60_000);
+  assert.equal(q.remainingCapacity, 0);
+  assert.equal(q.offer({ orderId: 42, paid: false }, 50, { id: "order:42" }), h);
+  assert.equal(q.size, 3);
+  assert.deepEqual(q.toArray().slice(0, 2), ["tie-first", { orderId: 42, paid: false }]);
+  assert.deepEqual(q.cancel("order:42"), { orderId: 42, paid: false });
+  assert.equal(q.cancel("order:42"), undefined);
+  assert.equal(q.cancel(h), undefined, "and its handle is stale");
+  assert.equal(q.reschedule("order:42", 1), false);
+  assert.equal(q.delayOf("order:42"), undefined);
+  // An item that leaves (taken, polled, drained, cancelled, cleared) frees its id.
+  const a = q.add("a", 0, { id: "a" });
+  assert.equal(q.poll(), "a");
+  const a2 = q.add("a again", 0, { id: "a" });
+  assert.notEqual(a2, a, "a new item under the freed id");
+  assert.equal(await q.take(), "a again");
+  assert.equal(q.delayOf("a"), undefined);
+  assert.equal(typeof (await q.put("p", 0, { id: "p" })), "number");
+  assert.deepEqual(q.drain(), ["p"]);
+  q.offerAt("at", Date.now() + 60_000, { id: "at" });
+  q.clear();
+  assert.equal(q.delayOf("at"), undefined);
+  q.offer("after clear", 0, { id: "at" });
+  assert.equal(q.cancel("at"), "after clear");
+  q.close();
+  assert.throws(() => q.cancel("a"), { name: "ClosedError" });
+});
+
+test("ids: offerMany with { ids }, put with { id } waiting for room, all or nothing", async () => {
+  const q = new DelayQueue({ capacity: 3 });
+  const hs = q.offerMany(["x", "y", "z"], [10, 20, 30], { ids: ["X", undefined, "X"] });
+  assert.equal(hs[0], hs[2], "a repeated id replaces the item the batch gave it");
+  assert.deepEqual(q.toArray(), ["y", "z"]);
+  q.offer("w", 40);
+  // Full: a batch of one new item and one replacement does not fit, so nothing changes...
+  assert.throws(() => q.offerMany(["new", "X2"], 5, { ids: ["N", "X"] }), {
+    name: "RangeError",
+    message: /does not fit/,
+  });
+  assert.deepEqual(q.toArray(), ["y", "z", "w"]);
+  // ...while replacements alone need no room.
+  assert.deepEqual(q.offerMany(["X3"], 1, { ids: ["X"] }), [hs[0]]);
+  assert.deepEqual(q.toArray(), ["X3", "y", "w"]);
+  // A put whose id is present replaces at once, though the queue is full; another waits for
+  // room, and gets its id when it goes in.
+  assert.equal(await q.put("X4", 2, { id: "X" }), hs[0]);
+  const waiting = q.put("late", 0, { id: "L" });
+  assert.equal(q.delayOf("L"), undefined, "not in yet");
+  assert.equal(q.cancel("X"), "X4");
+  const hl = await waiting;
+  assert.equal(q.delayOf("L") <= 0, true);
+  assert.equal(q.cancel("L"), "late");
+  assert.equal(q.cancel(hl), undefined);
   q.close();
 });

@@ -1,7 +1,14 @@
 // Snapshots against the built package: round trips, refusals, malformed input.
 import { test } from "node:test";
 import assert from "node:assert/strict";
+import { spawnSync } from "node:child_process";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
 import { DelayQueue } from "tarry-queue";
+
+const root = fileURLToPath(new URL("../..", import.meta.url));
 
 const _sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 const LATE_MS = 250;
@@ -126,9 +133,10 @@ test("values JSON cannot carry are refused, naming the item's position; the queu
   ];
   for (const [value, message] of bad) {
     const q = new DelayQueue();
-    q.offer("first", 10);
-    q.offer(value, 20);
-    q.offer("third", 30);
+    // Far enough ahead that none is due by the poll() below, on a loaded machine too.
+    q.offer("first", 10_000);
+    q.offer(value, 20_000);
+    q.offer("third", 30_000);
     const before = q.toArray();
     assert.throws(
       () => q.snapshot(),
@@ -189,7 +197,7 @@ test("malformed snapshots give a clear error and never a queue", () => {
       /items\[1\]\.deadline must be a finite number of epoch milliseconds, got nothing/,
     ],
     ["missing value", ok([item, item, { deadline: 5 }]), TypeError, /items\[2\]\.value is missing/],
-    ["null value", ok([{ value: null, deadline: 5 }]), TypeError, /items\[0\]\.value is null/],
+    ["undefined value", ok([{ value: undefined, deadline: 5 }]), TypeError, /items\[0\]\.value is undefined/],
     [
       "deadline as text",
       ok([item, { value: 1, deadline: "1767225600000" }]),
@@ -293,5 +301,100 @@ test("snapshot and restore after close throw ClosedError / work independently", 
   const r = DelayQueue.restore({ version: 1, size: 0, items: [] }, { keepAlive: false });
   assert.equal(r.size, 0);
   assert.throws(() => DelayQueue.restore({ version: 1, size: 0, items: [] }, { capacity: 0 }), RangeError);
+  r.close();
+});
+
+test("cancel on payment across a restart: the order's id survives snapshot() and restore() in a new process", () => {
+  const dir = mkdtempSync(join(tmpdir(), "tarry-restart-"));
+  const file = join(dir, "orders.json");
+  const node = (code) => {
+    const r = spawnSync(process.execPath, ["--input-type=module", "-e", code], {
+      cwd: root,
+      encoding: "utf8",
+      timeout: 20_000,
+      env: { ...process.env, ORDERS: file },
+    });
+    assert.equal(r.status, 0, r.stderr);
+    return r.stdout.trim().split("\n");
+  };
+  try {
+    // The first process takes three orders, each to be cancelled unless paid within 30
+    // minutes, keeps only their ids (the handles mean nothing after a restart), and stops.
+    const first = node(`import { DelayQueue } from "tarry-queue";
+      import { writeFileSync } from "node:fs";
+      const unpaid = new DelayQueue();
+      for (const orderId of [41, 42, 43]) unpaid.offer({ orderId }, 30 * 60_000, { id: "order:" + orderId });
+      unpaid.offer({ note: "no id" }, 30 * 60_000);
+      writeFileSync(process.env.ORDERS, JSON.stringify(unpaid.snapshot()));
+      console.log(unpaid.size);`);
+    assert.deepEqual(first, ["4"]);
+    // The next process restores them; order 42 is paid: cancel it by its id. Order 43 gets
+    // more time; order 41 is still due in about 30 minutes.
+    const second = node(`import { DelayQueue } from "tarry-queue";
+      import { readFileSync, writeFileSync } from "node:fs";
+      const unpaid = DelayQueue.restore(JSON.parse(readFileSync(process.env.ORDERS, "utf8")));
+      console.log(JSON.stringify(unpaid.cancel("order:42")));
+      console.log(unpaid.cancel("order:42"), unpaid.size);
+      console.log(unpaid.reschedule("order:43", 60 * 60_000));
+      const left = unpaid.delayOf("order:41");
+      console.log(left > 29 * 60_000 && left <= 30 * 60_000);
+      writeFileSync(process.env.ORDERS, JSON.stringify(unpaid.snapshot()));`);
+    assert.deepEqual(second, ['{"orderId":42}', "undefined 3", "true", "true"]);
+    // And a third: what the second kept, ids and all.
+    const third = node(`import { DelayQueue } from "tarry-queue";
+      import { readFileSync } from "node:fs";
+      const snap = JSON.parse(readFileSync(process.env.ORDERS, "utf8"));
+      console.log(JSON.stringify(snap.items.map((i) => i.id ?? null)));
+      const unpaid = DelayQueue.restore(snap);
+      console.log(unpaid.delayOf("order:43") > 59 * 60_000, JSON.stringify(unpaid.cancel("order:41")), unpaid.size);`);
+    assert.deepEqual(third, ['["order:41",null,"order:43"]', 'true {"orderId":41} 2']);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test("ids in snapshots: kept on the items that have one, all different, checked at restore", () => {
+  const q = new DelayQueue();
+  q.offer("a", 60_000, { id: "A" });
+  q.offer("b", 30_000);
+  q.offerAt("c", Date.now() + 90_000, { id: "C" });
+  const snap = q.snapshot();
+  assert.deepEqual(
+    snap.items.map((i) => Object.keys(i)),
+    [
+      ["value", "deadline"],
+      ["id", "value", "deadline"],
+      ["id", "value", "deadline"],
+    ],
+    "no id key on an item without one: a snapshot of a queue without ids is as before",
+  );
+  const r = DelayQueue.restore(JSON.parse(JSON.stringify(snap)));
+  assert.deepEqual(r.toArray(), ["b", "a", "c"]);
+  assert.equal(r.cancel("C"), "c");
+  // A restored id is an id like any other: offering it again replaces its item.
+  r.offer("a2", 1_000, { id: "A" });
+  assert.deepEqual(r.toArray(), ["a2", "b"]);
+  const ok = (items) => ({ version: 1, size: items.length, items });
+  for (const [label, bad, message] of [
+    ["id 5", ok([{ id: 5, value: 1, deadline: 1 }]), /items\[0\]\.id must be a string, got number 5/],
+    ["empty id", ok([{ id: "", value: 1, deadline: 1 }]), /items\[0\]\.id must not be empty/],
+    ["long id", ok([{ id: "x".repeat(513), value: 1, deadline: 1 }]), /items\[0\]\.id must be at most 512/],
+    [
+      "one id twice",
+      ok([
+        { id: "k", value: 1, deadline: 1 },
+        { value: 2, deadline: 2 },
+        { id: "k", value: 3, deadline: 3 },
+      ]),
+      /items\[2\]\.id string "k" is also the id of items\[0\]/,
+    ],
+  ]) {
+    assert.throws(
+      () => DelayQueue.restore(bad),
+      (e) => e instanceof TypeError && message.test(e.message),
+      label,
+    );
+  }
+  q.close();
   r.close();
 });

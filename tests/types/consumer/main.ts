@@ -42,6 +42,41 @@ expectType<Handle>()(h);
 expectType<Order | undefined>()(orders.cancel(h));
 // @ts-expect-error the item type is Order
 orders.offer("not an order", 10);
+// Ids: offer with { id }, then cancel, reschedule and delayOf by it or by the handle.
+expectType<Handle>()(orders.offer({ orderId: 43 }, 30 * 60_000, { id: "order:43" }));
+expectType<Order | undefined>()(orders.cancel("order:43"));
+expectType<boolean>()(orders.reschedule("order:43", 10));
+expectType<number | undefined>()(orders.delayOf("order:43"));
+orders.offerMany([{ orderId: 44 }, { orderId: 45 }], 10, { ids: ["order:44", undefined] });
+// @ts-expect-error an id is a string
+orders.offer({ orderId: 46 }, 10, { id: 46 });
+// @ts-expect-error misspelt: refused at run time too
+orders.offer({ orderId: 47 }, 10, { idd: "order:47" });
+
+// Thenables are refused at run time (a take() would adopt them), and by the type checker.
+// @ts-expect-error a queue of Promises
+new DelayQueue<Promise<number>>();
+// @ts-expect-error a bounded one
+new DelayQueue<Promise<number>>({ capacity: 2 });
+// @ts-expect-error a queue of thenables
+new DelayQueue<{ then(resolve: (v: number) => void): void }>();
+// @ts-expect-error a union with a thenable
+new DelayQueue<number | PromiseLike<number>>();
+// A snapshot said to hold them restores as data of unknown shape (checked at run time).
+declare const promises: Snapshot<Promise<number>>;
+expectType<DelayQueue<unknown, false>>()(DelayQueue.restore(promises));
+// A `then` that is no function is a plain property; unknown and any are not refused.
+new DelayQueue<{ then: string }>().close();
+new DelayQueue<unknown>().close();
+new DelayQueue<any>().close();
+// Generic code needs no constraint.
+function drainAll<T>(q: DelayQueue<T>): T[] {
+  return q.drain();
+}
+expectType<Order[]>()(drainAll(orders));
+
+// An option set to undefined is its default, at run time as in the types.
+new DelayQueue<string>({ capacity: undefined, keepAlive: undefined, clock: undefined }).close();
 
 // Bounded: offer() and offerAt() can refuse with null; add() cannot.
 const bounded = new DelayQueue<string>({ capacity: 2, keepAlive: false });
