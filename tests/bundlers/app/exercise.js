@@ -1,7 +1,7 @@
-// What each built app checks, on the page and in a module worker: order (FIFO among ties),
-// cancel by handle, a timed-out take, never early. Returns a plain object to compare.
-export async function exercise({ DelayQueue, Scheduler, init }, start) {
-  await start(init);
+// What each built app checks, on the page and in each worker: order (FIFO among ties),
+// cancel by handle, a timed-out take, never early, the Scheduler. No init(): the first queue
+// loads the wasm. Returns a plain object to compare, with the kind of scope it ran in.
+export async function exercise({ DelayQueue, Scheduler }) {
   const queue = new DelayQueue();
   const t0 = performance.now();
   const deadlines = {};
@@ -33,5 +33,24 @@ export async function exercise({ DelayQueue, Scheduler, init }, start) {
     scheduler.schedule(() => resolve(order), 15);
   });
   queue.close();
-  return { got, cancelled, early, timedOut: timedOut === undefined, ran, ms: Math.round(performance.now() - t0) };
+  return {
+    scope: scope(),
+    got,
+    cancelled,
+    early,
+    timedOut: timedOut === undefined,
+    ran,
+    ms: Math.round(performance.now() - t0),
+  };
+}
+
+/** "page", "module worker" or "classic worker": a module worker has no importScripts(). */
+function scope() {
+  if (typeof document !== "undefined") return "page";
+  try {
+    importScripts(); // no arguments: does nothing in a classic worker
+    return "classic worker";
+  } catch {
+    return "module worker";
+  }
 }
