@@ -64,6 +64,26 @@ test("with no init(), importing compiles nothing and the first queue compiles th
   assert.deepEqual(r.end, { sync: 1, async: 0 }, "compiled once");
 });
 
+test("without Uint8Array.fromHex (browsers before it), the inline wasm decodes as the .wasm file's bytes and loads", async () => {
+  const r = await onPage(`async (tarry, order) => {
+    const { wasmHex } = await import("/dist/tarry_inline.js");
+    const { bytesOf } = await import("/js/wasm.js");
+    const file = new Uint8Array(await (await fetch("/dist/tarry_bg.wasm")).arrayBuffer());
+    const fromHex = Uint8Array.fromHex;
+    delete Uint8Array.fromHex;
+    try {
+      const looped = bytesOf(wasmHex);
+      const same = looped.length === file.length && looped.every((b, i) => b === file[i]);
+      return { native: typeof fromHex, same, got: await order() };
+    } finally {
+      Uint8Array.fromHex = fromHex;
+    }
+  }`);
+  assert.equal(r.native, "function", "Chromium has Uint8Array.fromHex (so the loop is what the test exercised)");
+  assert.equal(r.same, true);
+  assert.deepEqual(r.got, ["a", "b"]);
+});
+
 test("DelayQueue.restore() and a Scheduler are first uses too", async () => {
   for (const first of ["DelayQueue.restore({ version: 1, size: 0, items: [] })", "new Scheduler()"]) {
     const r = await onPage(`async ({ DelayQueue, Scheduler }, order, compiles) => {
