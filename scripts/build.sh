@@ -10,7 +10,7 @@ cd "$(dirname "$0")/.."
 out=dist
 wasm=$out/tarry_bg.wasm
 stale() {
-  [ ! -f "$wasm" ] || [ -n "$(find src Cargo.toml Cargo.lock scripts/build.sh -newer "$wasm" -print -quit 2>/dev/null)" ]
+  [ ! -f "$wasm" ] || [ ! -f "$out/tarry_inline.js" ] || [ -n "$(find src Cargo.toml Cargo.lock scripts/build.sh -newer "$wasm" -print -quit 2>/dev/null)" ]
 }
 [ "${1:-}" = "--if-stale" ] && ! stale && exit 0
 
