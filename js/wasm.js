@@ -5,9 +5,10 @@
 // first DelayQueue or Scheduler (the first Deadlines) decodes and compiles them
 // synchronously, so no bundler has an asset to emit, no page a file to fetch, no user a
 // call to make. Synchronous compilation is allowed in workers and in Node and Deno, and on a
-// browser's main thread for modules of this size (Chromium refuses it above 8 MB). It costs
-// the JS its weight once (the hex decodes to ~65 KB) and blocks for the compile (V8 compiles
-// functions lazily, on first call); `npm run bench -- --loading` measures both.
+// browser's main thread for modules of this size (Chromium refuses it above 8 MB). Costs: the
+// hex in the JS (twice the wasm's bytes, about 1.1 times its gzip), and once per realm the
+// decoding and the compile, on the thread that creates the first queue (V8 compiles each
+// function lazily, on its first call); `npm run bench -- --loading` measures them.
 //
 // The workerd entry imports the .wasm as a compiled WebAssembly.Module (Workers refuse to
 // compile bytes at run time) and loads it at import (`loadSync`).
