@@ -296,6 +296,8 @@ const median = (xs) => {
   return s.length % 2 ? s[s.length >> 1] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
 };
 const ms = (x) => `${x.toFixed(x < 10 ? 2 : 1)} ms`;
+/** "median (least)": a shared machine's noise only adds, so the least run bounds the cost from below. */
+const spread = (xs) => `${ms(median(xs))} (${ms(Math.min(...xs))})`;
 const kB = (n) => `${(n / 1000).toFixed(1)} kB`;
 const num = (n) => n.toLocaleString("en-US");
 
@@ -305,7 +307,7 @@ function render({ meta, sizes, browser, runtimes }) {
   p(
     "# Loading tarry: bytes, time to the first queue, memory",
     "",
-    `Written by \`npm run bench -- --loading\` (bench/loading/run.mjs) on ${meta.date.slice(0, 10)}, commit ${meta.commit}${meta.uncommittedCoreChanges ? " with uncommitted changes" : ""}, ${meta.cpu} (${meta.cores} cores, load ${meta.loadAverage.start[0].toFixed(2)} at the start), ${meta.rounds} rounds; medians.`,
+    `Written by \`npm run bench -- --loading\` (bench/loading/run.mjs) on ${meta.date.slice(0, 10)}, commit ${meta.commit}${meta.uncommittedCoreChanges ? " with uncommitted changes" : ""}, ${meta.cpu} (${meta.cores} cores, load ${meta.loadAverage.start[0].toFixed(2)} at the start), ${meta.rounds} rounds. Times are the median of the runs, and in parentheses the least (noise from other work on the machine only adds).`,
     "",
     "## Bytes",
     "",
@@ -329,7 +331,7 @@ function render({ meta, sizes, browser, runtimes }) {
     "",
     `## Chromium ${browser.version}: the first queue on a page`,
     "",
-    "A page served gzipped from localhost, whose module imports the browser entry, creates a DelayQueue, offers an item due now and takes it. *First queue*: from the page's HTML received to the item taken (the module graph, the wasm, the first queue; the navigation before it is the same for every variant). *Blocks*: the first `new DelayQueue()` (decoding and compiling the inline wasm, when nothing loaded it before). *Cold*: a fresh context (empty HTTP cache, no code cache); *warm*: the same page reloaded three times, from the HTTP cache. *Throttled*: 10 Mbit/s, 40 ms round trips. *JS heap*: used after a full collection, cold, on localhost.",
+    "A page served gzipped from localhost, whose module imports the browser entry, creates a DelayQueue, offers an item due now and takes it. *First queue*: from the page's HTML received to the item taken (the module graph, the wasm, the first queue; the navigation before it is the same for every variant). *Blocks*: the first `new DelayQueue()` (decoding and compiling the inline wasm, when nothing loaded it before). *Cold*: a fresh context (empty HTTP cache, no code cache); *warm*: the same page reloaded three times, from the HTTP cache. *Throttled*: 10 Mbit/s, 40 ms round trips. *JS heap*: used after a full collection, cold, on localhost (the inline variants hold the hex string: about its length in bytes).",
     "",
     "| variant | first queue, cold | warm | throttled, cold | blocks, cold | blocks, warm | JS heap |",
     "| --- | ---: | ---: | ---: | ---: | ---: | ---: |",
@@ -337,14 +339,18 @@ function render({ meta, sizes, browser, runtimes }) {
   for (const [id, v] of Object.entries(VARIANTS)) {
     const local = browser.samples[`${id}/localhost`];
     const slow = browser.samples[`${id}/throttled`];
-    const m = (list, f) => median(list.map(f));
+    const m = (list, f) => spread(list.map(f));
     const first = (t) => t.taken - t.html;
+    const blocks = (t) => t.constructed - t.loaded;
+    // Without fromHex the decoder hands the hex to TextEncoder, and Blink then holds the
+    // string's characters outside the JS heap: the heap no longer shows them.
+    const heap = v.noFromHex ? "–" : kB(median(local.heap));
     p(
-      `| ${v.label} | ${ms(m(local.cold, first))} | ${ms(m(local.warm, first))} | ${ms(m(slow.cold, first))} | ${ms(m(local.cold, (t) => t.constructed - t.loaded))} | ${ms(m(local.warm, (t) => t.constructed - t.loaded))} | ${kB(median(local.heap))} |`,
+      `| ${v.label} | ${m(local.cold, first)} | ${m(local.warm, first)} | ${m(slow.cold, first)} | ${m(local.cold, blocks)} | ${m(local.warm, blocks)} | ${heap} |`,
     );
   }
   const c = browser.samples.compile;
-  const cm = (k) => ms(median(c.map((t) => t[k])));
+  const cm = (k) => spread(c.map((t) => t[k]));
   p(
     "",
     `The first \`new DelayQueue()\` blocks for decoding and compiling the wasm, and for the first run of the queue's JS (which the *await init() first* row shows alone). Apart, in fresh contexts: decoding the hex takes ${cm("fromHex")} with \`Uint8Array.fromHex\` and ${cm("loop")} with the loop for engines without it; \`new WebAssembly.Module\` takes ${cm("compile")} (V8 compiles each function on its first call).`,
@@ -359,7 +365,7 @@ function render({ meta, sizes, browser, runtimes }) {
   for (const name of Object.keys(RUNTIMES)) {
     const i = runtimes[`${name}/inline`];
     const f = runtimes[`${name}/file`];
-    const m = (list, k) => ms(median(list.map((t) => t[k])));
+    const m = (list, k) => spread(list.map((t) => t[k]));
     p(`| ${name} | ${m(i, "imported")} | ${m(i, "taken")} | ${m(f, "imported")} | ${m(f, "taken")} |`);
   }
   return `${lines.join("\n")}\n`;
