@@ -4,6 +4,9 @@
 export async function exercise({ DelayQueue, Scheduler }) {
   const queue = new DelayQueue();
   const t0 = performance.now();
+  // Wall-clock deadlines from one reading, so that a pause between two calls (a loaded
+  // machine, a collection) changes no deadline, and b1 and b2 tie exactly (FIFO).
+  const base = Date.now() + 5;
   const deadlines = {};
   for (const [value, delay] of [
     ["c", 30],
@@ -12,25 +15,26 @@ export async function exercise({ DelayQueue, Scheduler }) {
     ["b2", 20],
     ["now", 0],
   ]) {
-    deadlines[value] = performance.now() + delay;
-    queue.offer(value, delay);
+    deadlines[value] = base + delay;
+    queue.offerAt(value, base + delay);
   }
-  const paid = queue.offer("paid", 15);
+  const paid = queue.offerAt("paid", base + 15);
   const cancelled = queue.cancel(paid);
   const got = [];
   const early = [];
   for (let i = 0; i < 5; i++) {
     const value = await queue.take({ timeout: 5000 });
     got.push(value);
-    if (performance.now() < deadlines[value]) early.push(value);
+    if (Date.now() < deadlines[value]) early.push(value);
   }
   const timedOut = await queue.take({ timeout: 5 });
   const ran = await new Promise((resolve) => {
     const order = [];
     const scheduler = new Scheduler();
-    scheduler.schedule(() => order.push(2), 10);
-    scheduler.schedule(() => order.push(1), 5);
-    scheduler.schedule(() => resolve(order), 15);
+    const at = Date.now();
+    scheduler.scheduleAt(() => order.push(2), at + 10);
+    scheduler.scheduleAt(() => order.push(1), at + 5);
+    scheduler.scheduleAt(() => resolve(order), at + 15);
   });
   queue.close();
   return {
