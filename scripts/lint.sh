@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # Style kept by tools, not by review: rustfmt, clippy (natively and for wasm32; for the
-# component crate also wasm32-wasip2; warnings are errors) and Biome (format and lint of js/,
-# www/, bench/, scripts/, tests/, examples/).
+# component crate also wasm32-wasip2; warnings are errors), Biome (format and lint of js/,
+# www/, bench/, scripts/, tests/, examples/), and the docs' own lint (scripts/docs/check.mjs,
+# also `npm run docs:check`: links and anchors, no first person, issue numbers or commit
+# hashes, a runner for every code block, README.md within 300 lines).
 # `npm run lint` runs it; `npm run format` rewrites what the formatters would change.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -12,3 +14,4 @@ cargo clippy --quiet --lib --tests --target wasm32-unknown-unknown -- -D warning
 cargo clippy --quiet -p tarry-queue-component --all-targets -- -D warnings
 cargo clippy --quiet -p tarry-queue-component --lib --target wasm32-wasip2 -- -D warnings
 node_modules/.bin/biome check --error-on-warnings .
+node scripts/docs/check.mjs

@@ -13,6 +13,7 @@
 //   the inline wasm against reading the .wasm file at import (the entries' way before).
 //
 //   --rounds R   fresh contexts and processes per variant (default 7)
+//   --render     measures nothing: rewrites results.md from results.json
 
 import { execFileSync, spawnSync } from "node:child_process";
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
@@ -23,6 +24,7 @@ import { brotliCompressSync, constants, gzipSync } from "node:zlib";
 import { chromium } from "playwright-core";
 import { args as chromiumArgs, executablePath } from "../../tests/browser/chromium.mjs";
 import { provenance } from "../provenance.mjs";
+import { render, VARIANTS } from "./report.mjs";
 
 const root = resolve(fileURLToPath(new URL("../..", import.meta.url)));
 const here = (p) => fileURLToPath(new URL(p, import.meta.url));
@@ -100,15 +102,6 @@ async function appBundles() {
 }
 
 // ---- Chromium ---------------------------------------------------------------------------
-
-// The variants of the page. `fetched` maps the inline module to nothing (an import map can
-// remap any URL) and awaits init(url): the entry as it was before the wasm came inline.
-const VARIANTS = {
-  inline: { label: "inline, no init()", init: "" },
-  init: { label: "inline, await init() first", init: "await tarry.init();" },
-  fetched: { label: ".wasm fetched: await init(url)", init: 'await tarry.init("/dist/tarry_bg.wasm");', stub: true },
-  noFromHex: { label: "inline, no Uint8Array.fromHex (older browsers)", init: "", noFromHex: true },
-};
 
 function pageHtml(variant) {
   const v = VARIANTS[variant];
@@ -289,89 +282,27 @@ function measureRuntimes() {
   return samples;
 }
 
-// ---- the report -------------------------------------------------------------------------
+// ---- the run ----------------------------------------------------------------------------
 
-const median = (xs) => {
-  const s = [...xs].sort((a, b) => a - b);
-  return s.length % 2 ? s[s.length >> 1] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
-};
-const ms = (x) => `${x.toFixed(x < 10 ? 2 : 1)} ms`;
-/** "median (least)": a shared machine's noise only adds, so the least run bounds the cost from below. */
-const spread = (xs) => `${ms(median(xs))} (${ms(Math.min(...xs))})`;
-const kB = (n) => `${(n / 1000).toFixed(1)} kB`;
-const num = (n) => n.toLocaleString("en-US");
-
-function render({ meta, sizes, browser, runtimes }) {
-  const lines = [];
-  const p = (...l) => lines.push(...l);
-  p(
-    "# Loading tarry: bytes, time to the first queue, memory",
-    "",
-    `Written by \`npm run bench -- --loading\` (bench/loading/run.mjs) on ${meta.date.slice(0, 10)}, commit ${meta.commit}${meta.uncommittedCoreChanges ? " with uncommitted changes" : ""}, ${meta.cpu} (${meta.cores} cores, load ${meta.loadAverage.start[0].toFixed(2)} at the start), ${meta.rounds} rounds. Times are the median of the runs, and in parentheses the least (noise from other work on the machine only adds).`,
-    "",
-    "## Bytes",
-    "",
-    "gzip is `gzip -9` of the bytes (`scripts/build.sh` compresses the file, whose name in the header adds 14 bytes); brotli at quality 11.",
-    "",
-    "| what | bytes | gzip | brotli |",
-    "| --- | ---: | ---: | ---: |",
-    `| the wasm, \`dist/tarry_bg.wasm\` | ${num(sizes.wasm.raw)} | ${num(sizes.wasm.gzip)} | ${num(sizes.wasm.brotli)} |`,
+/** results.md from the results, both formatted as the linter wants them (they are kept in the repository). */
+function writeReport(results) {
+  const report = render(results);
+  writeFileSync(here("./results.md"), `<!-- written by bench/loading/run.mjs (${results.meta.date}) -->\n\n${report}`);
+  execFileSync(
+    join(root, "node_modules/.bin/biome"),
+    ["format", "--write", here("./results.json"), here("./results.md")],
+    {
+      stdio: "ignore",
+    },
   );
-  for (const [name, w] of Object.entries(sizes.encodings))
-    p(`| the wasm inline as a JS module: ${name} | ${num(w.raw)} | ${num(w.gzip)} | ${num(w.brotli)} |`);
-  const a = sizes.app;
-  p(
-    "",
-    "An app that creates one queue, bundled and minified by esbuild:",
-    "",
-    "| the app loads | JS | gzip | brotli |",
-    "| --- | ---: | ---: | ---: |",
-    `| the wasm inline (one file) | ${num(a.inline.raw)} | ${num(a.inline.gzip)} | ${num(a.inline.brotli)} |`,
-    `| the JS without it, and the .wasm fetched | ${num(a.withoutInline.raw)} + ${num(sizes.wasm.raw)} | ${num(a.withoutInline.gzip)} + ${num(sizes.wasm.gzip)} = ${num(a.withoutInline.gzip + sizes.wasm.gzip)} | ${num(a.withoutInline.brotli)} + ${num(sizes.wasm.brotli)} = ${num(a.withoutInline.brotli + sizes.wasm.brotli)} |`,
-    "",
-    `## Chromium ${browser.version}: the first queue on a page`,
-    "",
-    "A page served gzipped from localhost, whose module imports the browser entry, creates a DelayQueue, offers an item due now and takes it. *First queue*: from the page's HTML received to the item taken (the module graph, the wasm, the first queue; the navigation before it is the same for every variant). *Blocks*: the first `new DelayQueue()` (decoding and compiling the inline wasm, when nothing loaded it before). *Cold*: a fresh context (empty HTTP cache, no code cache); *warm*: the same page reloaded three times, from the HTTP cache. *Throttled*: 10 Mbit/s, 40 ms round trips. *JS heap*: used after a full collection, cold, on localhost (the inline variants hold the hex string: about its length in bytes).",
-    "",
-    "| variant | first queue, cold | warm | throttled, cold | blocks, cold | blocks, warm | JS heap |",
-    "| --- | ---: | ---: | ---: | ---: | ---: | ---: |",
-  );
-  for (const [id, v] of Object.entries(VARIANTS)) {
-    const local = browser.samples[`${id}/localhost`];
-    const slow = browser.samples[`${id}/throttled`];
-    const m = (list, f) => spread(list.map(f));
-    const first = (t) => t.taken - t.html;
-    const blocks = (t) => t.constructed - t.loaded;
-    // Without fromHex the decoder hands the hex to TextEncoder, and Blink then holds the
-    // string's characters outside the JS heap: the heap no longer shows them.
-    const heap = v.noFromHex ? "–" : kB(median(local.heap));
-    p(
-      `| ${v.label} | ${m(local.cold, first)} | ${m(local.warm, first)} | ${m(slow.cold, first)} | ${m(local.cold, blocks)} | ${m(local.warm, blocks)} | ${heap} |`,
-    );
-  }
-  const c = browser.samples.compile;
-  const cm = (k) => spread(c.map((t) => t[k]));
-  p(
-    "",
-    `The first \`new DelayQueue()\` blocks for decoding and compiling the wasm, and for the first run of the queue's JS (which the *await init() first* row shows alone). Apart, in fresh contexts: decoding the hex takes ${cm("fromHex")} with \`Uint8Array.fromHex\` and ${cm("loop")} with the loop for engines without it; \`new WebAssembly.Module\` takes ${cm("compile")} (V8 compiles each function on its first call).`,
-    "",
-    "## Node and Deno: a fresh process's first queue",
-    "",
-    "From the process's start (its `performance.now()`) to the entry imported, and to a first item taken; *inline* is the entry as shipped (the wasm compiled on the first queue), *file* reads `dist/tarry_bg.wasm` and compiles it at import (bench/loading/node-file.mjs, deno-file.mjs).",
-    "",
-    "| runtime | inline: imported | first queue | file: imported | first queue |",
-    "| --- | ---: | ---: | ---: | ---: |",
-  );
-  for (const name of Object.keys(RUNTIMES)) {
-    const i = runtimes[`${name}/inline`];
-    const f = runtimes[`${name}/file`];
-    const m = (list, k) => spread(list.map((t) => t[k]));
-    p(`| ${name} | ${m(i, "imported")} | ${m(i, "taken")} | ${m(f, "imported")} | ${m(f, "taken")} |`);
-  }
-  return `${lines.join("\n")}\n`;
+  return report;
 }
 
-// ---- the run ----------------------------------------------------------------------------
+if (argv.includes("--render")) {
+  writeReport(JSON.parse(readFileSync(here("./results.json"), "utf8")));
+  log("wrote bench/loading/results.md");
+  process.exit(0);
+}
 
 const wasm = readFileSync(wasmPath);
 const sizes = { wasm: weigh(wasm), encodings: encodings(wasm), app: await appBundles() };
@@ -385,14 +316,6 @@ try {
 }
 const runtimes = measureRuntimes();
 const meta = run.finish({ rounds });
-const report = render({ meta, sizes, browser, runtimes });
 writeFileSync(here("./results.json"), `${JSON.stringify({ meta, sizes, browser, runtimes }, null, 1)}\n`);
-writeFileSync(here("./results.md"), `<!-- written by bench/loading/run.mjs (${meta.date}) -->\n\n${report}`);
-// Kept in the repository, so formatted as the linter wants it.
-execFileSync(
-  join(root, "node_modules/.bin/biome"),
-  ["format", "--write", here("./results.json"), here("./results.md")],
-  { stdio: "ignore" },
-);
-process.stdout.write(`\n${report}`);
+process.stdout.write(`\n${writeReport({ meta, sizes, browser, runtimes })}`);
 log(`done in ${meta.seconds} s; wrote bench/loading/results.md and results.json`);

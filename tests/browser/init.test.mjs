@@ -5,17 +5,10 @@
 // it; a failed load names what it tried and changes nothing; under a Content-Security-Policy
 // that forbids compiling WebAssembly, the first queue says what to do, and a Module compiled
 // by a worker loads through init(module). Each page is a fresh module instance, so each test
-// starts unloaded. docs/browser.md's examples run as written.
+// starts unloaded.
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
-import { fileURLToPath } from "node:url";
-import { serve } from "../../scripts/serve.mjs";
 import { sharedBrowser } from "./chromium.mjs";
-
-const root = fileURLToPath(new URL("../..", import.meta.url));
 
 const browser = sharedBrowser();
 
@@ -214,81 +207,4 @@ test("where a Content-Security-Policy forbids compiling WebAssembly, the first q
     /needs 'wasm-unsafe-eval' in script-src; or compile the module elsewhere and pass it: await init\(module\)\.$/,
   );
   assert.deepEqual(r.got, ["a", "b"]);
-});
-
-/** The code block of docs/browser.md whose info string is `lang tag`. */
-function docsExample(lang, tag) {
-  const page = readFileSync(new URL("../../docs/browser.md", import.meta.url), "utf8");
-  const m = page.match(new RegExp(`\`\`\`${lang} ${tag}\\n([\\s\\S]*?)\`\`\``));
-  assert.ok(m, `docs/browser.md has no \`\`\`${lang} ${tag} block`);
-  return m[1];
-}
-
-/**
- * Serves `files` ({ path: contents }) next to node_modules/tarry-queue (this package), opens
- * `page` there and returns what it logged once it has logged `lines` lines.
- */
-async function runExample(files, page, lines) {
-  const dir = mkdtempSync(join(tmpdir(), "tarry-docs-"));
-  mkdirSync(join(dir, "node_modules"));
-  symlinkSync(root, join(dir, "node_modules", "tarry-queue"), "dir");
-  for (const [path, contents] of Object.entries(files)) writeFileSync(join(dir, path), contents);
-  const server = await serve({ root: dir });
-  const tab = await browser.open("/tests/browser/pages/blank.html");
-  try {
-    const logged = [];
-    tab.on("console", (m) => {
-      if (m.type() === "log") logged.push(m.text());
-    });
-    await tab.goto(`${server.url}/${page}`);
-    const deadline = Date.now() + 10_000;
-    while (logged.length < lines && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
-    return `${logged.join("\n")}\n`;
-  } finally {
-    await tab.close();
-    await server.close();
-    rmSync(dir, { recursive: true, force: true });
-  }
-}
-
-const html = (head, body = "") =>
-  `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>example</title><link rel="icon" href="data:,">${head}</head><body>${body}</body></html>\n`;
-
-test("docs/browser.md: the page without a bundler runs as written and logs what the page says", async () => {
-  const output = docsExample("text", "browser-plain-output");
-  const logged = await runExample(
-    { "index.html": html(docsExample("html", "browser-plain")) },
-    "index.html",
-    output.split("\n").length - 1,
-  );
-  assert.equal(logged, output);
-});
-
-test("docs/browser.md: under a strict Content-Security-Policy, the Module compiled by a worker loads", async () => {
-  const output = docsExample("text", "browser-csp-output");
-  // The policy forbids compiling WebAssembly on the page; the import map is allowed by its nonce.
-  const head =
-    `<meta http-equiv="Content-Security-Policy" content="script-src 'self' 'nonce-docs'">` +
-    `<script type="importmap" nonce="docs">{ "imports": { "tarry-queue": "/node_modules/tarry-queue/js/web.js" } }</script>` +
-    `<script type="module" src="/main.js"></script>`;
-  const logged = await runExample(
-    {
-      "index.html": html(head),
-      "main.js": docsExample("js", "browser-csp-page"),
-      "compile-worker.js": docsExample("js", "browser-csp-worker"),
-    },
-    "index.html",
-    1,
-  );
-  assert.equal(logged, output);
-  // And the same page compiling the inline wasm itself is refused, saying why.
-  const refused = await runExample(
-    {
-      "index.html": html(head.replace("/main.js", "/refused.js")),
-      "refused.js": `import { DelayQueue } from "tarry-queue";\ntry { new DelayQueue(); } catch (e) { console.log(e.message); }\n`,
-    },
-    "index.html",
-    1,
-  );
-  assert.match(refused, /^tarry could not compile its WebAssembly module: .*'wasm-unsafe-eval'/);
 });
