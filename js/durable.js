@@ -1,37 +1,47 @@
 // DurableDelayQueue: a delay queue for a Cloudflare Durable Object, whose one timer is the
-// object's alarm and whose items live in the object's storage.
+// object's alarm and whose items live in the object's storage. It keeps the engine contract
+// RedisDelayQueue keeps (docs/semantics.md; tests/contract runs one suite against both):
+// string ids, `ifExists`, cancel/reschedule/delayOf/size, at-least-once delivery with
+// attempts, retries and dead letters.
 //
 // The rule is the same as for the host timer of DelayQueue: one alarm, set for the head's
 // deadline, re-armed when the head changes, deleted when the queue is empty. The alarm hands
-// the items that are due to deliver()'s callback in order. Memory holds what storage holds,
-// so reads (size, peek, deadlineOf, toArray) cost no storage call.
+// the items that are due to deliver()'s handler in deadline order. Memory holds what storage
+// holds, so reads cost no storage call; a page of dead letters costs O(log n + limit).
 //
 // Invariants (tests/js/durable-sweep.test.mjs fails every storage call of every operation and
 // checks them):
 // 1. Memory never runs ahead of storage. A call computes its writes from memory, commits them
-//    in one `storage.transaction()` (the item, the id counter and, when it moves, the alarm:
-//    all or nothing; a plain sequence of writes is not atomic when one of them is refused),
-//    and only then changes memory. A call that rejects has changed nothing, in memory or
-//    storage, and a retry cannot store an item twice.
-// 2. Items pending ⇒ the alarm is set, never later than the head's deadline (or, after the
-//    head's callback failed, than its retry time). After each call that succeeds it is exactly
-//    that (rounded up to whole ms; an overdue head's at once), and none for an empty queue.
-//    When a call removes or postpones the head, the new head is known only once memory has
-//    changed, so the alarm follows in a second write; should that write fail, the call has
-//    still happened and the alarm stays early, which costs one wake (deliver() finds nothing
-//    due and sets it again).
+//    in one `storage.transaction()` (items, dead letters, the seq counter and, when it moves,
+//    the alarm: all or nothing), and only then changes memory. A call that rejects has
+//    changed nothing, in memory or storage, and a retry cannot store an item twice.
+// 2. Items pending ⇒ the alarm is set, never later than the earliest deadline storage holds
+//    (the item in flight included: storage holds it as pending until its outcome is stored).
+//    After each call that succeeds it is exactly that (rounded up to whole ms; an overdue
+//    head's at once), and none for an empty queue. When a call removes or postpones the head,
+//    the new head is known only once memory has changed, so the alarm follows in a second
+//    write; should that write fail, the call has still happened and the alarm stays early,
+//    which costs one wake (deliver() finds nothing due and sets it again).
 // 3. One change at a time: calls queue for their turn (`#exclusive`), so no call computes its
-//    writes from a state another is about to change. deliver() calls run one after another,
-//    and a callback runs outside the turn, so it may call offer(), cancel() or reschedule().
-// 4. Nothing early, nothing twice: deliver() hands out items whose deadline has passed by
-//    Date.now() at its start, one at a time in order, and removes each (one transaction) once
-//    its callback has returned. If the callback throws, the item and those behind it stay, the
-//    alarm is set for a retry with backoff (so a handler that swallows the error strands
-//    nothing), and deliver() rejects: delivery is at least once, and only a callback failure,
-//    or a failed removal after a successful callback, delivers an item again.
-// 5. Values are copied in (structured clone, as storage copies them) and out (peek, toArray,
-//    the callback's argument), so no caller can change what memory holds but storage does not.
-// 6. Ids are never reused: the id counter is written with each item.
+//    writes from a state another is about to change; reads take their turn too, so they see
+//    every earlier call. deliver() calls run one after another; a handler runs outside the
+//    turn, so it may call offer(), cancel() and the rest (not deliver() or close()).
+// 4. Nothing early, at least once. deliver() hands out items whose deadline has passed by
+//    Date.now() at its start, one at a time in deadline order (FIFO among equal deadlines).
+//    Before the handler runs, the item's attempt is raised in storage (a delivery that never
+//    finishes, because the object was reset, still counts, as an expired lease does on
+//    Redis); while it runs the item is in flight, and it is no longer in the order. When the
+//    handler returns the item is removed; when it throws, the item goes back at its retry
+//    deadline (a new seq: behind the items already due then), or to the dead letters after
+//    `maxAttempts`. That outcome and the next item's raised attempt are one transaction, so
+//    a delivery costs one. Only an unfinished delivery, or one whose outcome could not be
+//    stored, hands an item out again from its old place.
+// 5. One id names one item, pending, in flight or dead. `ifExists` decides what an offer
+//    does to an id that is present: replace it (a new item), keep it, or extend it (a pending
+//    item takes the later deadline and the new value; one in flight or dead is replaced).
+// 6. Values are copied in (structured clone, as storage copies them) and out (the handler's
+//    argument, peek, toArray, deadLetters), so no caller can change what memory holds but
+//    storage does not.
 //
 // What storage guarantees and this relies on: a transaction commits all its writes or none;
 // while storage calls are awaited the runtime delivers no other event to the object (input
@@ -41,36 +51,43 @@
 // none and the alarm is deleted when it returns unless set meanwhile, so deliver() always sets
 // it before it returns.
 //
-// Storage layout, under `prefix` (default "tarry:"): `item:<id>` → { value, deadline, seq }
-// (deadline in epoch ms; seq orders equal deadlines) and `next` → the next id/seq.
+// Storage layout, under `prefix` (default "tarry:"):
+//   `item:<id>` → { value, deadline, seq, attempt }   pending (or in flight) items
+//   `dead:<id>` → { value, deadline, seq, attempt, reason, diedAt }   dead letters
+//   `next`      → the next seq
+// Times are epoch ms; seq orders equal deadlines (FIFO) and, for dead letters, the order of
+// death; attempt counts the deliveries begun.
 
-import { checkMs, checkValue, describe, epochOf, isRevoked, options } from "./arguments.js";
+import { checkMs, describe, epochOf, isRevoked, options } from "./arguments.js";
+import { ClosedError } from "./errors.js";
 import { Slots } from "./slots.js";
 import { Deadlines } from "./wasm.js";
 
 // ---- The seam to the wasm binding: every use of it is in this class. ----
 
 /**
- * The items in deadline order, FIFO among equal deadlines: the binding's `Deadlines` as an
- * index only. Nothing ever waits on it, so no timer is armed for it; deadlines go in as epoch
- * ms, which it only compares.
+ * The pending items in deadline order, FIFO among equal deadlines: the binding's `Deadlines`
+ * as an index only. Nothing ever waits on it, so no timer is armed for it; deadlines go in as
+ * epoch ms, which it only compares.
  */
 class Order {
   #deadlines = new Deadlines(Infinity);
-  /** The record of each live item, by its slot. */
+  /** The record of each item in the order, by its slot. */
   #records = new Slots();
 
-  /** Adds `record` behind every item due no later; returns its handle for remove(). */
+  /** Adds `record` behind every item due no later; keeps its handle on it for remove(). */
   add(record) {
     const handle = this.#deadlines.offer(record.deadline);
     // Refused only when full or not finite; this index is unbounded and deadlines are checked.
     if (handle < 0) throw new RangeError(`the order refused deadline ${record.deadline}`);
     this.#records.put(handle, record);
-    return handle;
+    record.handle = handle;
   }
 
-  remove(handle) {
-    if (this.#deadlines.cancel(handle)) this.#records.forget(handle);
+  remove(record) {
+    if (record.handle === undefined) return;
+    if (this.#deadlines.cancel(record.handle)) this.#records.forget(record.handle);
+    record.handle = undefined;
   }
 
   /** The record with the earliest deadline, or undefined. */
@@ -89,14 +106,80 @@ class Order {
   }
 }
 
+/** The dead letters: by id, and in order of death (their seq) for pages. */
+class DeadLetters {
+  #byId = new Map();
+  /** Records sorted by seq; deaths come with a new seq, so they are appended. */
+  #bySeq = [];
+
+  get size() {
+    return this.#byId.size;
+  }
+
+  get(id) {
+    return this.#byId.get(id);
+  }
+
+  add(record) {
+    this.#byId.set(record.id, record);
+    const at = this.#after(record.seq);
+    if (at === this.#bySeq.length) this.#bySeq.push(record);
+    else this.#bySeq.splice(at, 0, record);
+  }
+
+  remove(record) {
+    if (this.#byId.get(record.id) !== record) return;
+    this.#byId.delete(record.id);
+    this.#bySeq.splice(this.#after(record.seq - 1), 1);
+  }
+
+  /** Up to `limit` records that died after seq `after` (-1: from the first), and whether more follow. */
+  page(after, limit) {
+    const from = this.#after(after);
+    return { records: this.#bySeq.slice(from, from + limit), more: from + limit < this.#bySeq.length };
+  }
+
+  /** The records that died at `time` or before. */
+  diedBy(time) {
+    return this.#bySeq.filter((r) => r.diedAt <= time);
+  }
+
+  /** The index of the first record whose seq is greater than `seq` (binary search). */
+  #after(seq) {
+    let lo = 0;
+    let hi = this.#bySeq.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1;
+      if (this.#bySeq[mid].seq <= seq) lo = mid + 1;
+      else hi = mid;
+    }
+    return lo;
+  }
+}
+
 // ---- Policy ----
 
 /** workerd refuses alarms after 2189 ("This API doesn't support dates after 2189"). */
 const LATEST_DEADLINE = Date.UTC(2189, 0, 1);
 const LATEST = new Date(LATEST_DEADLINE).toISOString();
-/** Retries after a failing callback: the runtime's own first delay, doubling up to this. */
-const RETRY_FIRST_MS = 2000;
-const RETRY_MAX_MS = 5 * 60_000;
+/** The earliest deadline: the earliest time a Date can hold. */
+const EARLIEST_DEADLINE = -8.64e15;
+/** The longest id, in UTF-16 code units (as on Redis). */
+const MAX_ID_LENGTH = 512;
+/** What `ifExists` may be; the first is the default. */
+const IF_EXISTS = ["replace", "keep", "extend"];
+/** The contract's defaults, as on Redis: deliveries before the dead letters, ms before a retry. */
+const MAX_ATTEMPTS = 5;
+const RETRY_DELAY_MS = 1000;
+/** A dead letter keeps this much of its error's stack or message. */
+const REASON_LENGTH = 2000;
+/** Dead letters per page: the default and the most. */
+const PAGE = 100;
+const MAX_PAGE = 1000;
+/** Keys per txn.put() or txn.delete() call (the key-value backend's limit). */
+const KEYS_PER_CALL = 128;
+/** Deliveries whose lateness stats() keeps. */
+const LATENESS_SAMPLES = 8192;
 
 /** What `#alarm` holds when this queue cannot know what storage holds. */
 const UNKNOWN = undefined;
@@ -110,31 +193,37 @@ const UNKNOWN = undefined;
  *     ctx.blockConcurrencyWhile(async () => { this.queue = await DurableDelayQueue.open(ctx.storage); });
  *   }
  *   async alarm() {
- *     await this.queue.deliver((reminder) => console.log("due:", reminder));
+ *     await this.queue.deliver((reminder, job) => console.log("due:", reminder, "attempt", job.attempt));
  *   }
  * }
  */
 export class DurableDelayQueue {
   #storage;
   #prefix;
+  #maxAttempts;
   #order = new Order();
-  /** id → { id, value, deadline, seq, handle } of each item. */
+  /** id → { id, value, deadline, seq, attempt, handle } of each pending or in-flight item. */
   #items = new Map();
+  /** The item whose handler runs (in #items, not in #order), or null. */
+  #inFlight = null;
+  #dead = new DeadLetters();
   #next = 0;
   /** The alarm storage holds (epoch ms, or null for none), as far as this queue knows. */
   #alarm = UNKNOWN;
-  /** After a callback failed: { record, failures, at }, the earliest time to try it again. */
-  #retry = null;
-  /** The tail of the calls waiting for their turn to change the queue. */
+  /** The tail of the calls waiting for their turn to change (or read) the queue. */
   #turn = Promise.resolve();
   /** The tail of the deliver() calls. */
   #delivery = Promise.resolve();
+  #closing = null;
+  #counters = { wakes: 0, earlyWakes: 0, delivered: 0, redelivered: 0 };
+  #lateness = new Float64Array(LATENESS_SAMPLES);
 
   /** Use `await DurableDelayQueue.open(storage)`. */
-  constructor(storage, prefix, token) {
+  constructor(storage, prefix, maxAttempts, token) {
     if (token !== OPEN) throw new TypeError("use `await DurableDelayQueue.open(storage)`");
     this.#storage = storage;
     this.#prefix = prefix;
+    this.#maxAttempts = maxAttempts;
   }
 
   /**
@@ -142,7 +231,9 @@ export class DurableDelayQueue {
    * for its head. Call it in `blockConcurrencyWhile` in the object's constructor. The queue
    * owns the object's alarm: one queue per object.
    * @param {DurableObjectStorage} storage
-   * @param {{prefix?: string}} [opts] keys used: `${prefix}item:<id>` and `${prefix}next`.
+   * @param {{prefix?: string, maxAttempts?: number}} [opts] keys used: `${prefix}item:<id>`,
+   *   `${prefix}dead:<id>` and `${prefix}next`; deliveries before an item goes to the dead
+   *   letters (default 5).
    */
   static async open(storage, opts) {
     // What it calls (writes go through transaction(): txn.put, txn.delete, txn.*Alarm).
@@ -155,140 +246,451 @@ export class DurableDelayQueue {
     ) {
       throw new TypeError(`storage must be a Durable Object's storage (ctx.storage), got ${describe(storage)}`);
     }
-    const { prefix = "tarry:" } = options(opts, "options");
-    if (typeof prefix !== "string") throw new TypeError(`prefix must be a string, got ${describe(prefix)}`);
-    const queue = new DurableDelayQueue(storage, prefix, OPEN);
+    const { prefix = "tarry:", maxAttempts = MAX_ATTEMPTS } = optionsOf(
+      opts,
+      "options",
+      ["prefix", "maxAttempts"],
+      "DurableDelayQueue.open()",
+    );
+    if (typeof prefix !== "string") throw new TypeError(`options.prefix must be a string, got ${describe(prefix)}`);
+    if (!Number.isSafeInteger(maxAttempts) || maxAttempts < 1) {
+      throw new RangeError(`options.maxAttempts must be a whole number >= 1, got ${describe(maxAttempts)}`);
+    }
+    const queue = new DurableDelayQueue(storage, prefix, maxAttempts, OPEN);
     await queue.#load();
     return queue;
   }
 
-  /** Items in the queue, due or not. */
-  get size() {
-    return this.#order.size;
+  // ---- producing ---------------------------------------------------------------------------
+
+  /**
+   * Adds `value`, due `delayMs` from now; resolves to its id once it is in storage. `id`
+   * names it (default: a random UUID); `ifExists` says what happens when that id is present:
+   * "replace" (default), "keep" or "extend".
+   */
+  async offer(value, delayMs, opts) {
+    const deadline = deadlineIn(delayMs, "delayMs", Date.now());
+    return (await this.#offer([offerOf(value, "value", opts, "options", deadline, "offer()")]))[0];
   }
 
-  /** Adds `value`, due `delayMs` from now; resolves to its id once it is in storage. */
-  async offer(value, delayMs) {
-    const copy = storable(value);
-    const deadline = deadlineIn(delayMs);
-    return this.#exclusive(() => this.#add(copy, deadline));
+  /** Adds `value`, due at `deadline` (epoch ms or a Date); options and result as offer(). */
+  async offerAt(value, deadline, opts) {
+    const at = deadlineAt(deadline, "deadline");
+    return (await this.#offer([offerOf(value, "value", opts, "options", at, "offerAt()")]))[0];
   }
 
-  /** Adds `value`, due at `deadline` (epoch ms or a Date); resolves to its id once stored. */
-  async offerAt(value, deadline) {
-    const copy = storable(value);
-    const at = epochOf(deadline);
-    if (at > LATEST_DEADLINE) throw new RangeError(`deadline must be no later than ${LATEST}, got ${at}`);
-    return this.#exclusive(() => this.#add(copy, at));
+  /**
+   * Adds every item of `[{ value, delayMs } | { value, deadline }, with optional id and
+   * ifExists]` in one transaction: all or none. Each item is checked before anything is
+   * written; they take effect in order (a later item may name an earlier one's id).
+   * Resolves to their ids, in order.
+   */
+  async offerMany(items) {
+    const now = Date.now();
+    if (isRevoked(items) || !Array.isArray(items)) {
+      throw new TypeError(`items must be an array, got ${describe(items)}`);
+    }
+    const offers = [];
+    for (let i = 0; i < items.length; i++) {
+      const where = `items[${i}]`;
+      const item = items[i];
+      if (item === null || typeof item !== "object" || isRevoked(item)) {
+        throw new TypeError(`${where} must be an object, got ${describe(item)}`);
+      }
+      const o = optionsOf(item, where, ["value", "delayMs", "deadline", "id", "ifExists"], "offerMany()");
+      if ((o.delayMs === undefined) === (o.deadline === undefined)) {
+        throw new TypeError(`${where} must have exactly one of delayMs and deadline`);
+      }
+      const deadline =
+        o.delayMs !== undefined
+          ? deadlineIn(o.delayMs, `${where}.delayMs`, now)
+          : deadlineAt(o.deadline, `${where}.deadline`);
+      offers.push(
+        offerOf(o.value, `${where}.value`, { id: o.id, ifExists: o.ifExists }, where, deadline, "offerMany()"),
+      );
+    }
+    return this.#offer(offers);
   }
 
-  /** Removes an item; resolves to its value, or undefined when the id names none. */
-  async cancel(id) {
-    checkId(id);
+  async #offer(offers) {
+    this.#open();
+    if (offers.length === 0) return [];
     return this.#exclusive(async () => {
-      const record = this.#items.get(id);
-      if (record === undefined) return undefined;
-      await this.#change({ remove: record });
-      return record.value; // memory no longer holds it: the caller may have it
+      await this.#commit(this.#planOffers(offers));
+      return offers.map((o) => o.id);
     });
   }
 
-  /** Moves an item to `delayMs` from now (behind items already due then); false when the id names none. */
-  async reschedule(id, delayMs) {
-    checkId(id);
-    const deadline = deadlineIn(delayMs);
+  /** The change that `offers`, applied in order, make (see invariant 5). */
+  #planOffers(offers) {
+    let next = this.#next;
+    /** id → the item as the offers so far leave it. */
+    const after = new Map();
+    for (const o of offers) {
+      const present = after.has(o.id) ? after.get(o.id) : (this.#items.get(o.id) ?? this.#dead.get(o.id));
+      if (o.ifExists === "keep" && present !== undefined) continue;
+      let item;
+      if (o.ifExists === "extend" && present !== undefined && present.state === "pending") {
+        // The later deadline (moved: behind the items already due then) and the new value.
+        const later = o.deadline > present.deadline;
+        item = { ...present, value: o.value, deadline: later ? o.deadline : present.deadline };
+        if (later) item.seq = next++;
+      } else {
+        item = { id: o.id, state: "pending", value: o.value, deadline: o.deadline, seq: next++, attempt: 0 };
+      }
+      item.handle = undefined;
+      after.set(o.id, item);
+    }
+    const change = { removes: [], adds: [], updates: [], deadRemoves: [], next };
+    for (const [id, item] of after) {
+      const live = this.#items.get(id);
+      const dead = this.#dead.get(id);
+      if (live !== undefined && live.seq === item.seq) {
+        change.updates.push({ record: live, fields: { value: item.value } }); // extended in place
+        continue;
+      }
+      if (live !== undefined) change.removes.push(live);
+      if (dead !== undefined) change.deadRemoves.push(dead);
+      change.adds.push(item);
+    }
+    return change;
+  }
+
+  /** Removes a pending item; resolves true if it was pending (not in flight, not dead). */
+  async cancel(id) {
+    checkId(id, "id");
+    this.#open();
     return this.#exclusive(async () => {
-      const old = this.#items.get(id);
-      if (old === undefined) return false;
-      // A new seq puts it behind the items already due then, as the core does; stored with
-      // it, the order is the same after a restart.
-      await this.#change({ remove: old, add: { id, value: old.value, deadline, seq: this.#next } });
+      const record = this.#pending(id);
+      if (record === undefined) return false;
+      await this.#commit({ removes: [record] });
       return true;
     });
   }
 
-  /** A copy of the head's value (due or not), or undefined when empty. */
+  /**
+   * Gives a pending item a new deadline, `delayMs` from this call (behind the items already
+   * due then); its value and attempt stay. Resolves true if it was pending.
+   */
+  async reschedule(id, delayMs) {
+    checkId(id, "id");
+    const deadline = deadlineIn(delayMs, "delayMs", Date.now());
+    this.#open();
+    return this.#exclusive(async () => {
+      const old = this.#pending(id);
+      if (old === undefined) return false;
+      const moved = { ...old, deadline, seq: this.#next, handle: undefined };
+      await this.#commit({ removes: [old], adds: [moved], next: this.#next + 1 });
+      return true;
+    });
+  }
+
+  // ---- reading -----------------------------------------------------------------------------
+
+  /** Ms until a pending item's deadline (negative when overdue), or undefined when none is pending under `id`. */
+  async delayOf(id) {
+    checkId(id, "id");
+    this.#open();
+    return this.#exclusive(() => {
+      const record = this.#pending(id);
+      return record === undefined ? undefined : record.deadline - Date.now();
+    });
+  }
+
+  /** The number of pending items (waiting for their deadline, or due and not yet handed out). */
+  async size() {
+    this.#open();
+    return this.#exclusive(() => this.#order.size);
+  }
+
+  /** Counts by state, the head's delay, and this object's delivery figures since open(). */
+  async stats() {
+    this.#open();
+    return this.#exclusive(() => {
+      const head = this.#order.head();
+      const n = Math.min(this.#counters.delivered, LATENESS_SAMPLES);
+      const lateness = this.#lateness.slice(0, n).sort();
+      const at = (q) => (n ? lateness[Math.min(n - 1, Math.floor(q * n))] : 0);
+      return {
+        pending: this.#order.size,
+        inFlight: this.#inFlight === null ? 0 : 1,
+        dead: this.#dead.size,
+        headDelay: head === undefined ? undefined : head.deadline - Date.now(),
+        ...this.#counters,
+        latenessP50: at(0.5),
+        latenessP99: at(0.99),
+        latenessMax: n ? lateness[n - 1] : 0,
+      };
+    });
+  }
+
+  /** Durable only, read from memory: a copy of the head's value (due or not), or undefined when none is pending. */
   peek() {
     const head = this.#order.head();
     return head === undefined ? undefined : structuredClone(head.value);
   }
 
-  /** The epoch-ms deadline of an item, or undefined when the id names none. */
-  deadlineOf(id) {
-    checkId(id);
-    return this.#items.get(id)?.deadline;
+  /** Durable only, read from memory: every pending item as { id, value, deadline, attempt } (values copied), head first. */
+  toArray() {
+    return this.#order.sorted().map(({ id, value, deadline, attempt }) => ({
+      id,
+      value: structuredClone(value),
+      deadline,
+      attempt,
+    }));
   }
 
-  /** Every item as { id, value, deadline } (values copied), in deadline order, FIFO among ties. */
-  toArray() {
-    return this.#order.sorted().map(({ id, value, deadline }) => ({ id, value: structuredClone(value), deadline }));
-  }
+  // ---- consuming ---------------------------------------------------------------------------
 
   /**
-   * Call from the object's `alarm()`, every time: hands each item due now to `callback(value,
-   * { id, deadline })`, one at a time in deadline order, removing each from storage once its
-   * callback has returned or resolved; then sets the alarm for the new head. Resolves to the
-   * number delivered. Items that come due meanwhile wait for that next alarm. If a callback
-   * throws, deliver() sets the alarm for a retry (after 2 s, doubling up to 5 min) and
-   * rejects with its error; the item is delivered again then (at least once). Overlapping
-   * calls run one after another; a callback must not await deliver() itself.
+   * Call from the object's `alarm()`, every time: hands each item due now to `handler(value,
+   * { id, value, deadline, attempt })`, one at a time in deadline order. An item is done
+   * (removed) when the handler returns or resolves; when it throws, the item comes back
+   * `retryDelayMs` later (a number, or `(attempt, error) => ms`; default 1000), or goes to
+   * the dead letters with the error as its reason if that was its `maxAttempts`-th delivery.
+   * Then the alarm is set for the new head. Resolves to the number of deliveries made; rejects
+   * only when storage fails (the runtime then retries the alarm). Items that come due meanwhile
+   * wait for that next alarm. Overlapping calls run one after another; a handler must not
+   * await deliver() or close().
    */
-  async deliver(callback) {
-    if (typeof callback !== "function") throw new TypeError(`callback must be a function, got ${describe(callback)}`);
-    const run = this.#delivery.then(() => this.#deliver(callback));
+  async deliver(handler, opts) {
+    if (typeof handler !== "function") throw new TypeError(`handler must be a function, got ${describe(handler)}`);
+    const { retryDelayMs = RETRY_DELAY_MS } = optionsOf(opts, "options", ["retryDelayMs"], "deliver()");
+    if (typeof retryDelayMs !== "function") checkMs(retryDelayMs, "options.retryDelayMs");
+    this.#open();
+    const run = this.#delivery.then(() => this.#deliver(handler, retryDelayMs));
     this.#delivery = run.then(noop, noop);
     return run;
   }
 
-  async #deliver(callback) {
+  async #deliver(handler, retryDelayMs) {
     // The alarm that called us is spent (storage reports none while its handler runs, and
     // deletes it after): the alarm is written before this returns, whatever memory says.
     await this.#exclusive(() => {
       this.#alarm = UNKNOWN;
+      this.#counters.wakes++;
     });
     const now = Date.now();
     let delivered = 0;
-    for (;;) {
-      const record = await this.#exclusive(() => this.#dueHead(now));
-      if (record === undefined) break;
-      try {
-        await callback(structuredClone(record.value), { id: record.id, deadline: record.deadline });
-      } catch (error) {
-        await this.#exclusive(() => this.#backOff(record));
-        throw error;
+    let failed = false;
+    let failure;
+    try {
+      let record = await this.#exclusive(() => this.#handOut(now, null));
+      while (record !== undefined) {
+        delivered++;
+        const value = structuredClone(record.value);
+        const job = { id: record.id, value, deadline: record.deadline, attempt: record.attempt };
+        let error = null;
+        try {
+          await handler(value, job);
+        } catch (e) {
+          error = e ?? new Error(String(e));
+        }
+        const done = record;
+        record = await this.#exclusive(() => this.#finish(done, error, retryDelayMs, now));
       }
-      delivered++;
-      await this.#exclusive(async () => {
-        if (this.#retry?.record === record) this.#retry = null;
-        // The callback may have cancelled or rescheduled it; only the same item is removed.
-        if (this.#items.get(record.id) === record) await this.#change({ remove: record }, { rearm: false });
-      });
+    } catch (e) {
+      failed = true;
+      failure = e;
     }
-    await this.#exclusive(() => this.#arm());
+    try {
+      await this.#exclusive(() => {
+        if (delivered === 0 && this.#order.size > 0) this.#counters.earlyWakes++;
+        return this.#arm();
+      });
+    } catch (e) {
+      if (!failed) throw e;
+    }
+    if (failed) throw failure;
     return delivered;
   }
 
-  /** The head, if due by `now` and not waiting for a retry. */
-  #dueHead(now) {
-    const head = this.#order.head();
-    if (head === undefined || head.deadline > now) return undefined;
-    if (this.#retry?.record === head && now < this.#retry.at) return undefined;
-    return head;
+  /**
+   * Stores the outcome of `record`'s delivery (done, back at its retry deadline, or dead)
+   * and hands out the next item due by `now`, in one transaction; resolves to that item, or
+   * undefined when none is due.
+   */
+  async #finish(record, error, retryDelayMs, now) {
+    // Unless an offer replaced it while its handler ran: then its outcome changes nothing.
+    if (this.#inFlight !== record) return this.#handOut(now, null);
+    try {
+      let outcome;
+      if (error === null) {
+        outcome = { removes: [record] };
+      } else if (record.attempt >= this.#maxAttempts) {
+        outcome = this.#burial(record, reasonOf(error));
+      } else {
+        const delay = retryDelayOf(retryDelayMs, record.attempt, error);
+        const deadline = Math.min(Math.max(Date.now() + delay, EARLIEST_DEADLINE), LATEST_DEADLINE);
+        const back = { ...record, state: "pending", deadline, seq: this.#next, handle: undefined };
+        outcome = { removes: [record], adds: [back], next: this.#next + 1 };
+      }
+      return await this.#handOut(now, outcome);
+    } finally {
+      if (this.#inFlight === record) {
+        // The outcome is not stored: the item stays as storage has it, pending, this attempt
+        // counted, and goes back to its place in the order.
+        this.#inFlight = null;
+        record.state = "pending";
+        this.#restore(record);
+      }
+    }
   }
 
-  /** After `record`'s callback failed: when to try it again, and the alarm for the head. */
-  async #backOff(record) {
-    // Unless the callback cancelled or moved it before failing.
-    if (this.#items.get(record.id) === record) {
-      const failures = this.#retry?.record === record ? this.#retry.failures + 1 : 1;
-      const wait = Math.min(RETRY_FIRST_MS * 2 ** (failures - 1), RETRY_MAX_MS);
-      this.#retry = { record, failures, at: Date.now() + wait };
+  /**
+   * Commits `outcome` (the last delivery's, or null) and, in the same transaction, the start
+   * of the next delivery: the item due by `now` that comes first once the outcome is in,
+   * its attempt raised. Resolves to that item, now in flight, or undefined when none is due.
+   * An item whose last allowed delivery never finished goes to the dead letters instead.
+   */
+  async #handOut(now, outcome) {
+    for (;;) {
+      const back = outcome?.adds?.[0];
+      let head = this.#order.head();
+      if (back !== undefined && (head === undefined || back.deadline < head.deadline)) head = back;
+      if (head === undefined || head.deadline > now) {
+        if (outcome !== null) await this.#commit(outcome, { alarm: false });
+        return undefined;
+      }
+      if (head.attempt >= this.#maxAttempts) {
+        if (outcome !== null) {
+          await this.#commit(outcome, { alarm: false }); // first, so the two draw different seqs
+          outcome = null;
+          continue;
+        }
+        const reason = `its handler did not finish on attempt ${head.attempt} of ${this.#maxAttempts} (the object was reset while it ran)`;
+        await this.#commit(this.#burial(head, reason), { alarm: false });
+        continue;
+      }
+      const change = outcome ?? {};
+      if (head === back) {
+        back.attempt++; // a new record, stored as it goes out
+      } else {
+        change.updates = [{ record: head, fields: { attempt: head.attempt + 1 } }];
+      }
+      await this.#commit(change, { alarm: false });
+      this.#order.remove(head);
+      head.state = "inFlight";
+      this.#inFlight = head;
+      const c = this.#counters;
+      this.#lateness[c.delivered % LATENESS_SAMPLES] = Date.now() - head.deadline;
+      c.delivered++;
+      if (head.attempt > 1) c.redelivered++;
+      return head;
     }
-    try {
-      await this.#arm();
-    } catch {
-      // deliver() rejects with the callback's error; the runtime retries the failed alarm.
+  }
+
+  /** The change that moves `record` to the dead letters. */
+  #burial(record, reason) {
+    const { id, value, deadline, attempt } = record;
+    const dead = { id, state: "dead", value, deadline, attempt, seq: this.#next, reason, diedAt: Date.now() };
+    return { removes: [record], deadAdds: [dead], next: this.#next + 1 };
+  }
+
+  /** Puts `record` back in the order at its (deadline, seq) place, ahead of later seqs at its deadline. */
+  #restore(record) {
+    const behind = [];
+    for (const r of this.#items.values()) {
+      if (r.handle !== undefined && r.deadline === record.deadline && r.seq > record.seq) behind.push(r);
     }
+    behind.sort(bySeq);
+    for (const r of behind) this.#order.remove(r);
+    this.#order.add(record);
+    for (const r of behind) this.#order.add(r);
+  }
+
+  // ---- dead letters ------------------------------------------------------------------------
+
+  /**
+   * A page of dead letters in order of death: `{ items: [{ id, state: "dead", value,
+   * deadline, attempt, reason, diedAt }], next }`; pass `next` back as `after` for the next
+   * page (undefined: none). `limit` 1 to 1000, default 100.
+   */
+  async deadLetters(opts) {
+    const { limit = PAGE, after } = optionsOf(opts, "options", ["limit", "after"], "deadLetters()");
+    checkLimit(limit, "options.limit");
+    const from = after === undefined ? -1 : seqOfCursor(after, "options.after");
+    this.#open();
+    return this.#exclusive(() => {
+      const { records, more } = this.#dead.page(from, limit);
+      const items = records.map(({ id, value, deadline, attempt, reason, diedAt }) => ({
+        id,
+        state: "dead",
+        value: structuredClone(value),
+        deadline,
+        attempt,
+        reason,
+        diedAt,
+      }));
+      return { items, next: more ? cursorOf(records[records.length - 1].seq) : undefined };
+    });
+  }
+
+  /** Puts a dead letter back, due now, its attempts reset; resolves true if it was dead. */
+  async retryDead(id) {
+    checkId(id, "id");
+    this.#open();
+    return this.#exclusive(async () => {
+      const dead = this.#dead.get(id);
+      if (dead === undefined) return false;
+      const { value } = dead;
+      const item = { id, state: "pending", value, deadline: Date.now(), seq: this.#next, attempt: 0 };
+      await this.#commit({ deadRemoves: [dead], adds: [item], next: this.#next + 1 });
+      return true;
+    });
+  }
+
+  /** Removes a dead letter; resolves true if it was dead. */
+  async deleteDead(id) {
+    checkId(id, "id");
+    this.#open();
+    return this.#exclusive(async () => {
+      const dead = this.#dead.get(id);
+      if (dead === undefined) return false;
+      await this.#commit({ deadRemoves: [dead] });
+      return true;
+    });
+  }
+
+  /** Removes the dead letters that died at least `olderThan` ms ago (default 0: all); resolves to how many. */
+  async purgeDead(opts) {
+    const { olderThan = 0 } = optionsOf(opts, "options", ["olderThan"], "purgeDead()");
+    checkMs(olderThan, "options.olderThan");
+    if (olderThan < 0) throw new RangeError(`options.olderThan must be >= 0, got ${olderThan}`);
+    this.#open();
+    return this.#exclusive(async () => {
+      const old = this.#dead.diedBy(Date.now() - olderThan);
+      if (old.length > 0) await this.#commit({ deadRemoves: old });
+      return old.length;
+    });
+  }
+
+  // ---- closing -----------------------------------------------------------------------------
+
+  /**
+   * Refuses later calls (they reject with ClosedError) and resolves when the calls and
+   * deliveries already made have finished. Storage and the alarm stay as they are: a queue
+   * opened on the same storage later carries on.
+   */
+  close() {
+    this.#closing ??= this.#delivery.then(() => this.#turn).then(noop);
+    return this.#closing;
+  }
+
+  async [Symbol.asyncDispose]() {
+    await this.close();
+  }
+
+  // ---- the seam to storage -----------------------------------------------------------------
+
+  #open() {
+    if (this.#closing !== null) throw new ClosedError("DurableDelayQueue");
+  }
+
+  /** The item pending under `id` (not the one in flight), or undefined. */
+  #pending(id) {
+    const record = this.#items.get(id);
+    return record === undefined || record === this.#inFlight ? undefined : record;
   }
 
   /** Runs `fn` when every earlier call has had its turn (see invariant 3). */
@@ -298,43 +700,59 @@ export class DurableDelayQueue {
     return run;
   }
 
-  #key(id) {
-    return `${this.#prefix}item:${id}`;
-  }
-
-  async #add(value, deadline) {
-    const id = this.#next;
-    await this.#change({ add: { id, value, deadline, seq: id } });
-    return id;
+  #key(kind, id) {
+    return `${this.#prefix}${kind}:${id}`;
   }
 
   /**
-   * One change, all or nothing (invariant 1): `remove` a record, `add` one, or both (a
-   * reschedule). `rearm: false` leaves a head that moved later to the caller (deliver()).
+   * One change, all or nothing (invariant 1): items `removes`d from the queue, `adds` put
+   * in it (each with a seq below `next`), `updates` of items in place, dead letters
+   * `deadRemoves`d and `deadAdds` made. `alarm: false` leaves the alarm to the caller
+   * (deliver(), which writes it when it ends).
    */
-  async #change({ remove, add }, { rearm = true } = {}) {
-    const head = this.#headAfter(remove, add);
-    const alarm = head === UNKNOWN ? UNKNOWN : this.#alarmFor(head);
-    const moveAlarm = alarm !== UNKNOWN && alarm !== this.#alarm;
+  async #commit(
+    { removes = [], adds = [], updates = [], deadRemoves = [], deadAdds = [], next },
+    { alarm = true } = {},
+  ) {
+    const headAt = alarm ? this.#headAfter(removes, adds) : UNKNOWN;
+    const newAlarm = headAt === UNKNOWN ? UNKNOWN : alarmAt(headAt);
+    const moveAlarm = newAlarm !== UNKNOWN && newAlarm !== this.#alarm;
+    const puts = new Map();
+    for (const r of adds) puts.set(this.#key("item", r.id), storedItem(r));
+    for (const { record, fields } of updates)
+      puts.set(this.#key("item", record.id), storedItem({ ...record, ...fields }));
+    for (const d of deadAdds) puts.set(this.#key("dead", d.id), storedDead(d));
+    if (next !== undefined && next !== this.#next) puts.set(`${this.#prefix}next`, next);
+    const deletes = [];
+    for (const r of removes) if (!puts.has(this.#key("item", r.id))) deletes.push(this.#key("item", r.id));
+    for (const d of deadRemoves) if (!puts.has(this.#key("dead", d.id))) deletes.push(this.#key("dead", d.id));
+    const entries = [...puts];
     await this.#storage.transaction(async (txn) => {
-      if (add) {
-        await txn.put({ [this.#key(add.id)]: stored(add), [`${this.#prefix}next`]: add.seq + 1 });
-      } else {
-        await txn.delete(this.#key(remove.id));
+      for (let i = 0; i < entries.length; i += KEYS_PER_CALL) {
+        await txn.put(Object.fromEntries(entries.slice(i, i + KEYS_PER_CALL)));
       }
-      if (moveAlarm) await (alarm === null ? txn.deleteAlarm() : txn.setAlarm(alarm));
+      for (let i = 0; i < deletes.length; i += KEYS_PER_CALL) {
+        const keys = deletes.slice(i, i + KEYS_PER_CALL);
+        await txn.delete(keys.length === 1 ? keys[0] : keys);
+      }
+      if (moveAlarm) await (newAlarm === null ? txn.deleteAlarm() : txn.setAlarm(newAlarm));
     });
-    if (moveAlarm) this.#alarm = alarm;
-    if (remove) {
-      this.#order.remove(remove.handle);
-      this.#items.delete(remove.id);
+    // Committed: memory follows.
+    if (moveAlarm) this.#alarm = newAlarm;
+    for (const r of removes) {
+      this.#order.remove(r);
+      if (this.#items.get(r.id) === r) this.#items.delete(r.id);
+      if (this.#inFlight === r) this.#inFlight = null;
     }
-    if (add) {
-      add.handle = this.#order.add(add);
-      this.#items.set(add.id, add);
-      this.#next = add.seq + 1;
+    for (const { record, fields } of updates) Object.assign(record, fields);
+    for (const r of [...adds].sort(bySeq)) {
+      this.#order.add(r);
+      this.#items.set(r.id, r);
     }
-    if (head === UNKNOWN && rearm) {
+    for (const d of deadRemoves) this.#dead.remove(d);
+    for (const d of deadAdds) this.#dead.add(d);
+    if (next !== undefined) this.#next = next;
+    if (alarm && headAt === UNKNOWN) {
       try {
         await this.#arm();
       } catch {
@@ -345,31 +763,29 @@ export class DurableDelayQueue {
   }
 
   /**
-   * The head once `remove` has left and `add` has come (null: empty), when that can be told
-   * without changing memory; UNKNOWN when the head leaves or moves later, since the order
-   * knows only its head.
+   * The earliest deadline storage holds once `removes` have left and `adds` have come (null:
+   * none), when that can be told without changing memory; UNKNOWN when the head leaves and
+   * nothing offered is as early, since the order knows only its head.
    */
-  #headAfter(remove, add) {
-    const head = this.#order.head() ?? null;
-    if (remove !== head) {
-      return add && (head === null || add.deadline < head.deadline) ? add : head;
-    }
-    if (this.#order.size === 1) return add ?? null;
-    return add && add.deadline < head.deadline ? add : UNKNOWN;
+  #headAfter(removes, adds) {
+    let first = Infinity;
+    for (const a of adds) first = Math.min(first, a.deadline);
+    const leaving = removes.filter((r) => r.handle !== undefined);
+    const head = this.#order.head();
+    let at;
+    if (head === undefined || !leaving.includes(head)) at = Math.min(head?.deadline ?? Infinity, first);
+    else if (leaving.length === this.#order.size || first <= head.deadline) at = first;
+    else return UNKNOWN;
+    const flying = this.#inFlight;
+    if (flying !== null && !removes.includes(flying)) at = Math.min(at, flying.deadline);
+    return at === Infinity ? null : at;
   }
 
-  /** The alarm for `head` (null: none): whole ms, rounded up so it never fires early, and
-   * at least 1 (workerd refuses <= 0; any past time fires at once); later while it waits for
-   * a retry. */
-  #alarmFor(head) {
-    if (head === null) return null;
-    const due = Math.max(1, Math.ceil(head.deadline));
-    return this.#retry?.record === head ? Math.max(due, Math.ceil(this.#retry.at)) : due;
-  }
-
-  /** Writes the alarm for the head as memory has it, unless storage holds it already. */
+  /** Writes the alarm for the earliest deadline as memory has it, unless storage holds it already. */
   async #arm() {
-    const alarm = this.#alarmFor(this.#order.head() ?? null);
+    let at = this.#order.head()?.deadline ?? Infinity;
+    if (this.#inFlight !== null) at = Math.min(at, this.#inFlight.deadline);
+    const alarm = at === Infinity ? null : alarmAt(at);
     if (alarm === this.#alarm) return;
     this.#alarm = UNKNOWN; // until the write has succeeded
     if (alarm === null) await this.#storage.deleteAlarm();
@@ -379,41 +795,42 @@ export class DurableDelayQueue {
 
   async #load() {
     const storage = this.#storage;
-    const itemPrefix = `${this.#prefix}item:`;
+    const prefixes = { item: `${this.#prefix}item:`, dead: `${this.#prefix}dead:` };
     const nextKey = `${this.#prefix}next`;
-    const [entries, next, alarm] = await Promise.all([
-      storage.list({ prefix: itemPrefix }),
+    const [items, dead, next, alarm] = await Promise.all([
+      storage.list({ prefix: prefixes.item }),
+      storage.list({ prefix: prefixes.dead }),
       storage.get(nextKey),
       storage.getAlarm(),
     ]);
+    const refuse = (key, what) => {
+      throw new TypeError(`DurableDelayQueue.open(): storage key ${JSON.stringify(key)} does not hold ${what}`);
+    };
     const records = [];
-    for (const [key, r] of entries) {
-      const id = Number(key.slice(itemPrefix.length));
-      if (
-        !Number.isSafeInteger(id) ||
-        id < 0 ||
-        r === null ||
-        typeof r !== "object" ||
-        r.value === undefined ||
-        r.value === null ||
-        !Number.isFinite(r.deadline) ||
-        !Number.isSafeInteger(r.seq)
-      ) {
-        throw new TypeError(`DurableDelayQueue.open(): storage key ${JSON.stringify(key)} does not hold a tarry item`);
-      }
-      records.push({ id, value: r.value, deadline: r.deadline, seq: r.seq });
+    let max = -1;
+    for (const [key, r] of items) {
+      const record = recordOf(key.slice(prefixes.item.length), r);
+      if (record === null) refuse(key, "a tarry item");
+      records.push(record);
+      max = Math.max(max, record.seq);
     }
-    if (next !== undefined && !(Number.isSafeInteger(next) && next >= 0)) {
-      throw new TypeError(`DurableDelayQueue.open(): storage key ${JSON.stringify(nextKey)} does not hold a tarry id`);
+    const letters = [];
+    for (const [key, r] of dead) {
+      const record = recordOf(key.slice(prefixes.dead.length), r);
+      if (record === null || typeof r.reason !== "string" || !Number.isFinite(r.diedAt))
+        refuse(key, "a tarry dead letter");
+      Object.assign(record, { state: "dead", reason: r.reason, diedAt: r.diedAt });
+      letters.push(record);
+      max = Math.max(max, record.seq);
     }
+    if (next !== undefined && !(Number.isSafeInteger(next) && next >= 0)) refuse(nextKey, "a tarry seq");
     // Added in (deadline, seq) order, the order's FIFO among ties is the order they had.
     records.sort((a, b) => a.deadline - b.deadline || a.seq - b.seq);
-    let max = -1;
     for (const r of records) {
-      r.handle = this.#order.add(r);
+      this.#order.add(r);
       this.#items.set(r.id, r);
-      max = Math.max(max, r.id, r.seq);
     }
+    for (const d of letters.sort(bySeq)) this.#dead.add(d);
     this.#next = Math.max(next ?? 0, max + 1);
     this.#alarm = alarm ?? null;
     await this.#arm();
@@ -424,34 +841,181 @@ const OPEN = Symbol("DurableDelayQueue.open");
 
 function noop() {}
 
-function stored(record) {
-  return { value: record.value, deadline: record.deadline, seq: record.seq };
+const bySeq = (a, b) => a.seq - b.seq;
+
+function storedItem({ value, deadline, seq, attempt }) {
+  return { value, deadline, seq, attempt };
 }
 
-/** The copy of `value` the queue keeps: what storage would store. */
-function storable(value) {
-  checkValue(value);
+function storedDead({ value, deadline, seq, attempt, reason, diedAt }) {
+  return { value, deadline, seq, attempt, reason, diedAt };
+}
+
+/** The record stored under `id` (an item's fields), or null when it is not one of ours. */
+function recordOf(id, r) {
+  if (!isId(id) || r === null || typeof r !== "object" || !("value" in r) || r.value === undefined) return null;
+  const attempt = r.attempt ?? 0; // stored before attempts were counted
+  if (!Number.isFinite(r.deadline) || !Number.isSafeInteger(r.seq) || r.seq < 0) return null;
+  if (!Number.isSafeInteger(attempt) || attempt < 0) return null;
+  return { id, state: "pending", value: r.value, deadline: r.deadline, seq: r.seq, attempt, handle: undefined };
+}
+
+/** The alarm time for a deadline: whole ms, rounded up so it never fires early, and at least 1 (workerd refuses <= 0; any past time fires at once). */
+function alarmAt(deadline) {
+  return deadline === null ? null : Math.max(1, Math.ceil(deadline));
+}
+
+// ---- Arguments ----
+
+/**
+ * An options bag (undefined or an object) whose keys are all `known`; an unknown one is
+ * refused, naming it and the call `of` (the wording of the shared rule for every engine).
+ */
+function optionsOf(o, name, known, of) {
+  const bag = options(o, name);
+  for (const key of Object.keys(bag)) {
+    if (!known.includes(key)) {
+      const shown = /^[A-Za-z_$][\w$]*$/.test(key) ? `${name}.${key}` : `${name}[${JSON.stringify(key.slice(0, 40))}]`;
+      throw new TypeError(`${shown} is not an option of ${of} (its options: ${known.join(", ")})`);
+    }
+  }
+  return bag;
+}
+
+/** One checked offer: { id, ifExists, value (the copy kept), deadline }. */
+function offerOf(value, valueName, opts, optsName, deadline, of) {
+  const { id = crypto.randomUUID(), ifExists = IF_EXISTS[0] } = optionsOf(opts, optsName, ["id", "ifExists"], of);
+  checkId(id, `${optsName}.id`);
+  if (typeof ifExists !== "string") {
+    throw new TypeError(`${optsName}.ifExists must be a string, got ${describe(ifExists)}`);
+  }
+  if (!IF_EXISTS.includes(ifExists)) {
+    throw new RangeError(`${optsName}.ifExists must be "replace", "keep" or "extend", got ${describe(ifExists)}`);
+  }
+  return { id, ifExists, value: storable(value, valueName), deadline };
+}
+
+/** An id: a non-empty, well-formed string of at most MAX_ID_LENGTH code units (as on Redis). */
+function checkId(id, name) {
+  if (typeof id !== "string") throw new TypeError(`${name} must be a string, got ${describe(id)}`);
+  if (id === "") throw new RangeError(`${name} must not be empty`);
+  if (id.length > MAX_ID_LENGTH) {
+    throw new RangeError(`${name} must be at most ${MAX_ID_LENGTH} characters, got ${id.length}`);
+  }
+  if (!id.isWellFormed()) throw new RangeError(`${name} must be well-formed Unicode (it has a lone surrogate)`);
+}
+
+function isId(id) {
+  return typeof id === "string" && id !== "" && id.length <= MAX_ID_LENGTH && id.isWellFormed();
+}
+
+/** The copy of `value` the queue keeps: what storage would store (structured clone). */
+function storable(value, name) {
+  if (value === undefined) {
+    throw new TypeError(`${name} must not be undefined (null is a value; undefined is what means "none")`);
+  }
   try {
     return structuredClone(value);
   } catch (e) {
-    throw new TypeError(`value must be storable in a Durable Object (structured clone): ${e.message}`, { cause: e });
+    const part = refusedPart(value, new Set());
+    throw new TypeError(
+      `${name}${part} cannot be stored in a Durable Object (structured clone refuses it): ${e?.message ?? e}`,
+      { cause: e },
+    );
   }
 }
 
-/** `delayMs` from now, as an epoch-ms deadline an alarm can be set for. */
-function deadlineIn(delayMs) {
-  checkMs(delayMs, "delayMs");
-  const deadline = Date.now() + delayMs;
-  if (deadline > LATEST_DEADLINE) {
-    throw new RangeError(`delayMs must put the deadline no later than ${LATEST}, got ${delayMs}`);
+/**
+ * The path (".a[2]") inside `x` of the first part structured clone refuses, "" when that is
+ * `x` itself. Walks objects, arrays, Maps and Sets; reads each property once. Runs only after
+ * a clone failed.
+ */
+function refusedPart(x, seen) {
+  if (typeof x !== "object" || x === null || isRevoked(x) || seen.has(x)) return "";
+  seen.add(x);
+  let parts;
+  try {
+    if (x instanceof Map) parts = [...x].map(([k, v], i) => [`[entry ${i}]`, [k, v]]);
+    else if (x instanceof Set) parts = [...x].map((v, i) => [`[entry ${i}]`, v]);
+    else if (Array.isArray(x)) parts = Object.keys(x).map((k) => [`[${k}]`, () => x[k]]);
+    else parts = Object.keys(x).map((k) => [propertyPath(k), () => x[k]]);
+  } catch {
+    return "";
   }
+  for (const [path, part] of parts) {
+    let v = part;
+    if (typeof part === "function") {
+      try {
+        v = part();
+      } catch {
+        return `${path} (reading it throws)`;
+      }
+    }
+    try {
+      structuredClone(v);
+    } catch {
+      return path + refusedPart(v, seen);
+    }
+  }
+  return "";
+}
+
+const IDENTIFIER = /^[A-Za-z_$][\w$]*$/;
+const propertyPath = (key) => (IDENTIFIER.test(key) ? `.${key}` : `[${JSON.stringify(key)}]`);
+
+/** `delayMs` from `now`, as an epoch-ms deadline an alarm can be set for. */
+function deadlineIn(delayMs, name, now) {
+  checkMs(delayMs, name);
+  const deadline = now + delayMs;
+  if (deadline > LATEST_DEADLINE) {
+    throw new RangeError(`${name} must put the deadline no later than ${LATEST}, got ${delayMs}`);
+  }
+  if (deadline < EARLIEST_DEADLINE)
+    throw new RangeError(`${name} must put the deadline within a Date's range, got ${delayMs}`);
   return deadline;
 }
 
-/** An id as offer() returns them: a non-negative integer. */
-function checkId(id) {
-  if (typeof id !== "number") throw new TypeError(`id must be a number returned by offer(), got ${describe(id)}`);
-  if (!Number.isSafeInteger(id) || id < 0) {
-    throw new RangeError(`id must be a non-negative integer returned by offer(), got ${id}`);
+/** An epoch-ms number or a Date as an epoch-ms deadline an alarm can be set for; errors name `name`. */
+function deadlineAt(deadline, name) {
+  let at;
+  try {
+    at = epochOf(deadline);
+  } catch (e) {
+    throw new e.constructor(e.message.replace(/^deadline\b/, name));
   }
+  if (at > LATEST_DEADLINE) throw new RangeError(`${name} must be no later than ${LATEST}, got ${at}`);
+  if (at < EARLIEST_DEADLINE) throw new RangeError(`${name} must be within a Date's range, got ${at}`);
+  return at;
+}
+
+function checkLimit(limit, name) {
+  if (typeof limit !== "number") throw new TypeError(`${name} must be a number, got ${describe(limit)}`);
+  if (!Number.isInteger(limit) || limit < 1 || limit > MAX_PAGE) {
+    throw new RangeError(`${name} must be a whole number from 1 to ${MAX_PAGE}, got ${limit}`);
+  }
+}
+
+/** A page cursor: opaque to callers; here, the seq of the last item on the page. */
+function cursorOf(seq) {
+  return `d${seq.toString(36)}`;
+}
+
+function seqOfCursor(cursor, name) {
+  if (typeof cursor !== "string") throw new TypeError(`${name} must be a cursor (a string), got ${describe(cursor)}`);
+  if (!/^d[0-9a-z]{1,11}$/.test(cursor)) {
+    throw new RangeError(`${name} must be a cursor that deadLetters() returned as next, got ${describe(cursor)}`);
+  }
+  return Number.parseInt(cursor.slice(1), 36);
+}
+
+/** The wait before a retry: `retryDelayMs` or what it returns for (attempt, error); 0 for what is not a finite number. */
+function retryDelayOf(retryDelayMs, attempt, error) {
+  const ms = typeof retryDelayMs === "function" ? Number(retryDelayMs(attempt, error)) : retryDelayMs;
+  return Number.isFinite(ms) ? ms : 0;
+}
+
+/** What a dead letter keeps of the error its handler threw: the stack or message, as on Redis. */
+function reasonOf(error) {
+  const why = error instanceof Error ? error.stack || error.message : String(error);
+  return why.slice(0, REASON_LENGTH);
 }

@@ -32,48 +32,147 @@ export interface DurableQueueStorage {
   deleteAlarm(): Promise<void>;
 }
 
-/** An item of a DurableDelayQueue: its id (stable across restarts), value and epoch-ms deadline. */
+/** What an offer does when its id names an item already present (pending, in flight or dead). */
+export type DurableIfExists = "replace" | "keep" | "extend";
+
+export interface DurableOfferOptions {
+  /** The item's id: a non-empty, well-formed string of at most 512 code units. Default: a random UUID. */
+  id?: string;
+  /**
+   * "replace" (default): a new item in its place (new value and deadline, attempts from 0).
+   * "keep": the item present stays as it is. "extend": a pending item takes the later of
+   * the two deadlines and the new value, keeping its attempts; an item in flight or dead is
+   * replaced.
+   */
+  ifExists?: DurableIfExists;
+}
+
+export type DurableOfferItem<T = unknown> = { value: T; id?: string; ifExists?: DurableIfExists } & (
+  | { delayMs: number; deadline?: undefined }
+  | { deadline: number | Date; delayMs?: undefined }
+);
+
+export interface DurableOpenOptions {
+  /** Prepended to the storage keys (`${prefix}item:<id>`, `${prefix}dead:<id>`, `${prefix}next`). Default "tarry:". */
+  prefix?: string;
+  /** Deliveries before an item goes to the dead letters. Default 5. */
+  maxAttempts?: number;
+}
+
+/** One delivery of an item, as deliver() hands it to the handler. */
+export interface DurableJob<T = unknown> {
+  readonly id: string;
+  /** A copy of the value as offered (the handler's first argument). */
+  readonly value: T;
+  /** The epoch-ms deadline it was due at (a retry's: its retry deadline). */
+  readonly deadline: number;
+  /** 1 for the first delivery, 2 after one failure (or one that never finished), ... */
+  readonly attempt: number;
+}
+
+export interface DurableDeliverOptions {
+  /** Ms before an item whose handler threw comes back: a number, or (attempt, error) => ms. Default 1000. */
+  retryDelayMs?: number | ((attempt: number, error: unknown) => number);
+}
+
+/** A pending item, as toArray() shows it. */
 export interface DurableItem<T = unknown> {
-  id: number;
+  id: string;
   value: T;
+  /** Epoch ms. */
   deadline: number;
+  /** Deliveries made so far. */
+  attempt: number;
+}
+
+/** A dead letter: an item whose last allowed delivery failed. */
+export interface DurableDeadLetter<T = unknown> {
+  id: string;
+  state: "dead";
+  value: T;
+  /** The deadline of its last delivery, epoch ms. */
+  deadline: number;
+  attempt: number;
+  /** The error its handler threw: its stack or message, at most 2000 characters. */
+  reason: string;
+  /** When it died, epoch ms. */
+  diedAt: number;
+}
+
+export interface DurableQueueStats {
+  /** Items waiting for their deadline, or due and not yet handed out. */
+  pending: number;
+  /** Items whose handler runs (0 or 1). */
+  inFlight: number;
+  dead: number;
+  /** Ms until the head's deadline (negative when overdue), or undefined when none is pending. */
+  headDelay: number | undefined;
+  /** Since open(): deliver() calls, those that found nothing due while items were pending, deliveries, and deliveries after the first. */
+  wakes: number;
+  earlyWakes: number;
+  delivered: number;
+  redelivered: number;
+  /** Ms between deadline and delivery, over the last 8192 deliveries since open(). */
+  latenessP50: number;
+  latenessP99: number;
+  latenessMax: number;
 }
 
 /**
  * A delay queue in a Cloudflare Durable Object: items live in the object's storage, and its
- * one timer is the object's alarm, set for the head's deadline. Every call either fully
- * happens (in memory and in storage, one transaction) or changes nothing; every method that
- * returns a Promise rejects rather than throws. Values are structured-cloned in and out.
+ * one timer is the object's alarm, set for the head's deadline. It keeps the contract
+ * RedisDelayQueue keeps (string ids, ifExists, at-least-once delivery with attempts, retries
+ * and dead letters). Every call either fully happens (in memory and in storage, one
+ * transaction) or changes nothing; every method that returns a Promise rejects rather than
+ * throws, and after close() rejects with ClosedError. Values are structured-cloned in and out.
  */
 export declare class DurableDelayQueue<T = unknown> {
   private constructor();
   /** Reads the queue back from storage and sets the alarm for its head; call in blockConcurrencyWhile. */
-  static open<T = unknown>(storage: DurableQueueStorage, options?: { prefix?: string }): Promise<DurableDelayQueue<T>>;
-  /** Items in the queue, due or not (read from memory, which holds what storage holds). */
-  readonly size: number;
+  static open<T = unknown>(storage: DurableQueueStorage, options?: DurableOpenOptions): Promise<DurableDelayQueue<T>>;
   /**
    * Adds `value` due `delayMs` from now; resolves to its id once stored. Rejects with a
-   * TypeError for a value storage cannot hold (functions, thenables...).
+   * TypeError for a value storage cannot hold (functions, Promises...) and a RangeError for a
+   * deadline after 2189.
    */
-  offer(value: T, delayMs: number): Promise<number>;
-  /** Adds `value` due at `deadline` (epoch ms or Date; RangeError after 2189-01-01); resolves to its id once stored. */
-  offerAt(value: T, deadline: number | Date): Promise<number>;
-  /** Removes an item; its value, or undefined when the id names none. */
-  cancel(id: number): Promise<T | undefined>;
-  /** Moves an item to `delayMs` from now; false when the id names none. */
-  reschedule(id: number, delayMs: number): Promise<boolean>;
-  /** A copy of the head's value (due or not), or undefined when empty. */
+  offer(value: T, delayMs: number, options?: DurableOfferOptions): Promise<string>;
+  /** Adds `value` due at `deadline` (epoch ms or a Date); resolves to its id once stored. */
+  offerAt(value: T, deadline: number | Date, options?: DurableOfferOptions): Promise<string>;
+  /** Adds every item in one transaction (all or none), in order; resolves to their ids. */
+  offerMany(items: DurableOfferItem<T>[]): Promise<string[]>;
+  /** Removes a pending item: true if it was pending (not in flight, not dead). */
+  cancel(id: string): Promise<boolean>;
+  /** A new delay for a pending item, counted from this call: true if it was pending. */
+  reschedule(id: string, delayMs: number): Promise<boolean>;
+  /** Ms until a pending item's deadline (negative when overdue), or undefined. */
+  delayOf(id: string): Promise<number | undefined>;
+  /** The number of pending items. */
+  size(): Promise<number>;
+  stats(): Promise<DurableQueueStats>;
+  /** Durable only, from memory: a copy of the head's value (due or not), or undefined when none is pending. */
   peek(): T | undefined;
-  /** The epoch-ms deadline of an item, or undefined; throws a TypeError when `id` is not a non-negative integer. */
-  deadlineOf(id: number): number | undefined;
-  /** Copies of every item in deadline order (FIFO among ties). */
+  /** Durable only, from memory: copies of the pending items in deadline order (FIFO among ties). */
   toArray(): DurableItem<T>[];
   /**
-   * Call from the object's alarm(): hands each item due now to `callback` in deadline order,
-   * removing it from storage once the callback has returned or resolved; then re-arms the alarm.
-   * Overlapping calls run one after another. If a callback throws, the item stays at the head,
-   * the alarm is set for a retry (2 s, doubling, at most 5 min) and deliver() rejects: delivery
-   * is at least once.
+   * Call from the object's alarm(), every time: hands each item due now to `handler`, one
+   * at a time in deadline order. Returning (or resolving) is done: the item is removed.
+   * Throwing brings it back `retryDelayMs` later, or after `maxAttempts` deliveries makes it
+   * a dead letter. Then re-arms the alarm. Resolves to the number of deliveries; rejects only
+   * when storage fails. Overlapping calls run one after another.
    */
-  deliver(callback: (value: T, item: { id: number; deadline: number }) => unknown): Promise<number>;
+  deliver(handler: (value: T, job: DurableJob<T>) => unknown, options?: DurableDeliverOptions): Promise<number>;
+  /** A page of dead letters in order of death; pass `next` back as `after` (undefined: the last page). Limit 1-1000, default 100. */
+  deadLetters(options?: {
+    limit?: number;
+    after?: string;
+  }): Promise<{ items: DurableDeadLetter<T>[]; next: string | undefined }>;
+  /** A dead letter back into the queue, due now, attempts reset: true if it was dead. */
+  retryDead(id: string): Promise<boolean>;
+  /** Removes a dead letter: true if it was dead. */
+  deleteDead(id: string): Promise<boolean>;
+  /** Removes the dead letters that died at least `olderThan` ms ago (default 0: all); resolves to how many. */
+  purgeDead(options?: { olderThan?: number }): Promise<number>;
+  /** Refuses later calls; resolves when the calls and deliveries already made have finished. Storage and alarm stay. */
+  close(): Promise<void>;
+  [Symbol.asyncDispose](): Promise<void>;
 }

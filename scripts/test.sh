@@ -88,6 +88,9 @@ limit 300 node "${node_test[@]}" tests/component/*.test.mjs
 step "Cloudflare Workers tests in workerd (miniflare; it needs Node >= 22, so under Node 24)"
 limit 600 $node24 "${node_test[@]}" tests/workerd/*.test.mjs
 
+step "the engine contract, one suite (tests/contract): DurableDelayQueue on a fake storage and in workerd, RedisDelayQueue on a private redis-server (under Node 24, for miniflare)"
+limit 600 $node24 "${node_test[@]}" tests/contract/*.test.mjs
+
 step "the package as users install it: types (TypeScript 5.9 and 7, attw) from the packed tarball"
 limit 600 bash scripts/test-consumers.sh types
 

@@ -7,12 +7,14 @@
 //
 // Every row names a call and what it must do:
 //   - throw (or, for the async calls, reject with) a TypeError or RangeError whose message
-//     names the argument, and change nothing: size, items in order, deadlines, stats (timer
-//     arms included) and, for DurableDelayQueue, what storage holds, compared before and after;
+//     names the argument, and change nothing: size, items in order, deadlines and stats (timer
+//     arms included), compared before and after;
 //   - or, for a value that is no mistake but must not touch anything (a number that is no
 //     handle, a drain of at most -0 items), return what the row says and change nothing;
 //   - or reject with an already-aborted signal's reason, adding nothing.
 // The queue and scheduler read a clock that stands still, so every deadline is compared exactly.
+// The durable engines' bad arguments are cases of the engine contract (tests/contract), run
+// against RedisDelayQueue and DurableDelayQueue (in workerd too).
 
 // biome-ignore-all lint/suspicious/noThenProperty: thenables are bad values this table offers
 
@@ -213,7 +215,7 @@ const throws = (type, name) => ({ error: type, names: names(name) });
 /**
  * The table: [method, label, call(ctx), expect]. `ctx` holds the package's classes (`api`),
  * a queue `q` with items and a waiting take, its handle `h`, a scheduler `s` with a callback
- * `sh`, and (where the runtime gives one) a DurableDelayQueue `d` with an item `id`.
+ * `sh`.
  */
 export function table(api) {
   const rows = [];
@@ -444,97 +446,6 @@ export function table(api) {
     row("init", `source ${l}`, () => api.init(v), throws("TypeError", "source"));
   }
 
-  // ---- DurableDelayQueue (where the runtime's runner gives one) ------------------------
-  if (api.DurableDelayQueue !== undefined) {
-    const D = api.DurableDelayQueue;
-    for (const [l, v] of [...badValues(), ["a function", () => 1], ["Symbol()", Symbol("v")]]) {
-      row("DurableDelayQueue#offer", `value ${l}`, ({ d }) => d.offer(v, 1), { rejects: "TypeError", names: /value/ });
-      row("DurableDelayQueue#offerAt", `value ${l}`, ({ d }) => d.offerAt(v, 0), {
-        rejects: "TypeError",
-        names: /value/,
-      });
-    }
-    for (const [l, v] of notNumbers()) {
-      row("DurableDelayQueue#offer", `delayMs ${l}`, ({ d }) => d.offer("x", v), {
-        rejects: "TypeError",
-        names: /delayMs/,
-      });
-      row("DurableDelayQueue#reschedule", `delayMs ${l}`, ({ d, id }) => d.reschedule(id, v), {
-        rejects: "TypeError",
-        names: /delayMs/,
-      });
-      for (const method of ["cancel", "reschedule"]) {
-        row(`DurableDelayQueue#${method}`, `id ${l}`, ({ d }) => d[method](v, 1), {
-          rejects: "TypeError",
-          names: /\bid\b/,
-        });
-      }
-      row("DurableDelayQueue#deadlineOf", `id ${l}`, ({ d }) => d.deadlineOf(v), throws("TypeError", "id"));
-    }
-    for (const [l, v] of [...nonFinite(), ["1e300 (after 2189)", 1e300]]) {
-      row("DurableDelayQueue#offer", `delayMs ${l}`, ({ d }) => d.offer("x", v), {
-        rejects: "RangeError",
-        names: /delayMs/,
-      });
-      row("DurableDelayQueue#reschedule", `delayMs ${l}`, ({ d, id }) => d.reschedule(id, v), {
-        rejects: "RangeError",
-        names: /delayMs/,
-      });
-    }
-    for (const [l, v, type] of [...badDeadlines(), ["2300-01-01", Date.UTC(2300, 0, 1), "RangeError"]]) {
-      row("DurableDelayQueue#offerAt", `deadline ${l}`, ({ d }) => d.offerAt("x", v), {
-        rejects: type,
-        names: /deadline/,
-      });
-    }
-    for (const [l, v] of [
-      ["-1", -1],
-      ["1.5", 1.5],
-      ["NaN", Number.NaN],
-      ["2^53+1", 2 ** 53 + 1],
-      ["Infinity", Infinity],
-    ]) {
-      for (const method of ["cancel", "reschedule"]) {
-        row(`DurableDelayQueue#${method}`, `id ${l}`, ({ d }) => d[method](v, 1), {
-          rejects: "RangeError",
-          names: /\bid\b/,
-        });
-      }
-      row("DurableDelayQueue#deadlineOf", `id ${l}`, ({ d }) => d.deadlineOf(v), throws("RangeError", "id"));
-    }
-    for (const [l, v] of [
-      ["undefined", undefined],
-      ['"f"', "f"],
-      ["{}", {}],
-    ]) {
-      row("DurableDelayQueue#deliver", `callback ${l}`, ({ d }) => d.deliver(v), {
-        rejects: "TypeError",
-        names: /callback/,
-      });
-    }
-    for (const [l, v] of [
-      ["undefined", undefined],
-      ["null", null],
-      ["{ get() {} }", { get() {} }],
-      ["a revoked Proxy", revoked()],
-    ]) {
-      row("DurableDelayQueue.open", `storage ${l}`, () => D.open(v), { rejects: "TypeError", names: /storage/ });
-    }
-    for (const [l, v] of notObjects()) {
-      row("DurableDelayQueue.open", `options ${l}`, ({ storage }) => D.open(storage, v), {
-        rejects: "TypeError",
-        names: /options/,
-      });
-    }
-    row("DurableDelayQueue.open", "prefix 1", ({ storage }) => D.open(storage, { prefix: 1 }), {
-      rejects: "TypeError",
-      names: /prefix/,
-    });
-    row("new DurableDelayQueue", "without open()", ({ storage }) => new D(storage), {
-      error: "TypeError",
-      names: /open/,
-    });
-  }
   return rows;
 }
 
@@ -542,9 +453,9 @@ function emptySnapshot() {
   return { version: 1, size: 0, items: [] };
 }
 
-/** What must not change: everything the public API shows of the queue, scheduler and durable queue. */
+/** What must not change: everything the public API shows of the queue and scheduler. */
 async function state(ctx) {
-  const { q, s, d, values, handles, schedHandles } = ctx;
+  const { q, s, values, handles, schedHandles } = ctx;
   const out = {
     q: {
       size: q.size,
@@ -556,9 +467,6 @@ async function state(ctx) {
     },
     s: { size: s.size, closed: s.closed, delays: schedHandles.map((h) => s.delayOf(h)), stats: s.stats },
   };
-  if (d !== undefined) {
-    out.d = { size: d.size, items: d.toArray(), stored: await ctx.storageState() };
-  }
   return out;
 }
 
@@ -627,9 +535,8 @@ function judge(o, expect) {
 }
 
 /**
- * Runs every row against one queue, scheduler (and durable queue): each call must do what
- * its row says and change nothing. `api`: { DelayQueue, Scheduler, init, DurableDelayQueue?,
- * durableStorage?: () => Promise<{ storage, state: () => Promise<unknown> }> }.
+ * Runs every row against one queue and scheduler: each call must do what its row says and
+ * change nothing. `api`: { DelayQueue, Scheduler, init }.
  * Resolves to { ran, failures: [{ method, label, problem }], methods: [names] }.
  */
 export async function sweep(api) {
@@ -647,13 +554,6 @@ export async function sweep(api) {
   const s = new Scheduler({ clock, keepAlive: false, onerror: () => {} });
   const schedHandles = [s.schedule(() => {}, 3_600_000), s.schedule(() => {}, 7_200_000)];
   const ctx = { api, q, s, h: handles[0], sh: schedHandles[0], values, handles, schedHandles };
-  if (api.DurableDelayQueue !== undefined) {
-    const { storage, state: storageState } = await api.durableStorage();
-    ctx.storage = storage;
-    ctx.storageState = storageState;
-    ctx.d = await api.DurableDelayQueue.open(storage);
-    ctx.id = await ctx.d.offer({ kept: true }, 3_600_000);
-  }
   const rows = table(api);
   const failures = [];
   const methods = new Set();

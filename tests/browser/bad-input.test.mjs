@@ -1,6 +1,5 @@
 // The one bad-input table (tests/bad-input.mjs) in headless Chromium, with the browser entry
-// (js/web.js) after init(); DurableDelayQueue from js/durable.js on the fake storage the Node
-// tests use. Node, Deno and workerd run the same table.
+// (js/web.js) after init(). Node, Deno and workerd run the same table.
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { sharedBrowser } from "./chromium.mjs";
@@ -12,16 +11,8 @@ test("bad input everywhere: each call throws a clear error naming the argument a
   const r = await page.evaluate(async () => {
     const { DelayQueue, Scheduler, init } = await import("/js/web.js");
     await init();
-    const { DurableDelayQueue } = await import("/js/durable.js");
-    const { fakeDurableStorage } = await import("/tests/js/durable-storage.mjs");
     const { report, sweep } = await import("/tests/bad-input.mjs");
-    const result = await sweep({
-      DelayQueue,
-      Scheduler,
-      init,
-      DurableDelayQueue,
-      durableStorage: fakeDurableStorage,
-    });
+    const result = await sweep({ DelayQueue, Scheduler, init });
     return { ran: result.ran, failed: result.failures.length, methods: result.methods.length, report: report(result) };
   });
   console.log(`bad input (Chromium): ${r.ran} calls over ${r.methods} methods`);

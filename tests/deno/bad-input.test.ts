@@ -1,20 +1,11 @@
 // The one bad-input table (tests/bad-input.mjs) under Deno, with the package as Deno resolves
-// it; DurableDelayQueue (the workerd entry's class) from js/durable.js on the fake storage the
-// Node tests use. Node, Chromium and workerd run the same table.
+// it. Node, Chromium and workerd run the same table.
 import { assert } from "./assert.ts";
 import { DelayQueue, Scheduler, init } from "tarry-queue";
-import { DurableDelayQueue } from "../../js/durable.js";
-import { fakeDurableStorage } from "../js/durable-storage.mjs";
 import { report, sweep } from "../bad-input.mjs";
 
 Deno.test("bad input everywhere: each call throws a clear error naming the argument and changes nothing", async () => {
-  const result = await sweep({
-    DelayQueue,
-    Scheduler,
-    init,
-    DurableDelayQueue,
-    durableStorage: fakeDurableStorage,
-  });
+  const result = await sweep({ DelayQueue, Scheduler, init });
   console.log(`bad input (Deno ${Deno.version.deno}): ${result.ran} calls over ${result.methods.length} methods`);
   assert(result.failures.length === 0, report(result));
   assert(result.ran > 400, `only ${result.ran} rows`);

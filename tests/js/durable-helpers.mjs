@@ -27,8 +27,8 @@ export function manualClock(t, start = T0) {
 }
 
 /** A queue read back from a copy of `storage`, as a restarted object would read it. */
-export function reopen(storage) {
-  return DurableDelayQueue.open(storage.clone());
+export function reopen(storage, opts) {
+  return DurableDelayQueue.open(storage.clone(), opts);
 }
 
 /** The values in the queue, head first. */
@@ -36,10 +36,21 @@ export function values(queue) {
   return queue.toArray().map((i) => i.value);
 }
 
-/** Memory agrees with storage: a queue read back from storage holds the same items, in order. */
+/** Memory agrees with storage: a queue read back from storage holds the same items and dead letters, in order. */
 export async function assertAgrees(queue, storage, message = "") {
   const back = await reopen(storage);
   assert.deepEqual(back.toArray(), queue.toArray(), `memory and storage disagree ${message}`);
+  assert.deepEqual(await dead(back), await dead(queue), `memory and storage disagree on dead letters ${message}`);
+}
+
+/** Every dead letter, in order of death. */
+export async function dead(queue) {
+  return (await queue.deadLetters({ limit: 1000 })).items;
+}
+
+/** The epoch-ms deadline of the pending item `id`, or undefined. */
+export function deadlineOf(queue, id) {
+  return queue.toArray().find((i) => i.id === id)?.deadline;
 }
 
 /** The earliest time an alarm for `deadline` may be set for, and still not be late. */

@@ -216,12 +216,3 @@ export class FakeStorage {
     }
   }
 }
-
-/**
- * A fresh FakeStorage in the shape the bad-input table (tests/bad-input.mjs) asks for: the
- * storage, and a function that reads what it holds.
- */
-export async function fakeDurableStorage() {
-  const storage = new FakeStorage();
-  return { storage, state: async () => storage.dump() };
-}

@@ -1,7 +1,8 @@
 // The one bad-input table (tests/bad-input.mjs) in workerd (through miniflare), with the
-// package's `workerd` entry as Workers load it, inside a Durable Object so that
-// DurableDelayQueue runs on real Durable Object storage. Node, Deno and Chromium run the
-// same table. Run with a Node miniflare supports (>= 22; scripts/test.sh uses Node 24).
+// package's `workerd` entry as Workers load it. Node, Deno and Chromium run the same table;
+// DurableDelayQueue's bad arguments are cases of the engine contract (tests/contract, which
+// runs them in workerd too). Run with a Node miniflare supports (>= 22; scripts/test.sh uses
+// Node 24).
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { readdirSync } from "node:fs";
@@ -12,33 +13,13 @@ import { Miniflare } from "miniflare";
 const root = fileURLToPath(new URL("../..", import.meta.url));
 
 const worker = `
-import { DelayQueue, DurableDelayQueue, Scheduler, init } from "./js/workerd.js";
+import { DelayQueue, Scheduler, init } from "./js/workerd.js";
 import { report, sweep } from "./tests/bad-input.mjs";
 
-export class Sweep {
-  constructor(ctx) {
-    this.ctx = ctx;
-  }
-  async alarm() {} // the durable queue sets the object's alarm
-  async fetch() {
-    const storage = this.ctx.storage;
-    const result = await sweep({
-      DelayQueue,
-      Scheduler,
-      init,
-      DurableDelayQueue,
-      durableStorage: async () => ({
-        storage,
-        state: async () => ({ items: [...(await storage.list())], alarm: await storage.getAlarm() }),
-      }),
-    });
-    return Response.json({ ran: result.ran, failed: result.failures.length, methods: result.methods.length, report: report(result) });
-  }
-}
-
 export default {
-  fetch(request, env) {
-    return env.SWEEP.get(env.SWEEP.idFromName("sweep")).fetch(request);
+  async fetch() {
+    const result = await sweep({ DelayQueue, Scheduler, init });
+    return Response.json({ ran: result.ran, failed: result.failures.length, methods: result.methods.length, report: report(result) });
   },
 };
 `;
@@ -62,7 +43,6 @@ test("bad input everywhere: each call throws a clear error naming the argument a
     modulesRoot: root,
     modules: modules(),
     compatibilityDate: "2025-09-01",
-    durableObjects: { SWEEP: { className: "Sweep", useSQLite: true } },
   });
   try {
     const res = await mf.dispatchFetch("http://tarry.test/");

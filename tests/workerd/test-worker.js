@@ -3,12 +3,12 @@
 // few routes only the test needs: evict the object, count its constructions, carry a
 // DelayQueue snapshot through Durable Object storage, offer what workerd refuses, make a
 // delivery fail once, and run deliveries side by side. Every delivery attempt is recorded (in
-// memory, in order) by a wrapper around the example's deliver() callback.
+// memory, in order: { text, attempt, at }) by a wrapper around the example's deliver() handler.
 import example, { Reminders } from "./example.js";
 import { DelayQueue } from "./js/workerd.js";
 
 export class TestReminders extends Reminders {
-  /** The text of each reminder handed to the example's callback, in order (this instance). */
+  /** Each delivery of a reminder to the example's handler, in order (this instance): { text, attempt, at }. */
   attempts = [];
   /** Texts whose next delivery fails (before the example's callback runs). */
   failOnce = new Set();
@@ -20,18 +20,22 @@ export class TestReminders extends Reminders {
     });
   }
 
-  /** Wraps the example's deliver() callback: records each attempt, fails those asked to. */
+  /** Wraps the example's deliver() handler: records each attempt, fails those asked to. */
   watch() {
     const queue = this.queue;
     if (Object.hasOwn(queue, "deliver")) return;
     const deliver = queue.deliver;
-    queue.deliver = (callback) =>
-      deliver.call(queue, async (reminder, item) => {
-        this.attempts.push(reminder.text);
-        await new Promise((r) => setTimeout(r, 5)); // I/O: lets other work interleave
-        if (this.failOnce.delete(reminder.text)) throw new Error(`delivery of ${reminder.text} failed (test)`);
-        return callback(reminder, item);
-      });
+    queue.deliver = (handler, options) =>
+      deliver.call(
+        queue,
+        async (reminder, job) => {
+          this.attempts.push({ text: reminder.text, attempt: job.attempt, at: Date.now() });
+          await new Promise((r) => setTimeout(r, 5)); // I/O: lets other work interleave
+          if (this.failOnce.delete(reminder.text)) throw new Error(`delivery of ${reminder.text} failed (test)`);
+          return handler(reminder, job);
+        },
+        options,
+      );
   }
 
   async alarm() {
@@ -66,7 +70,7 @@ export class TestReminders extends Reminders {
           results.push({ error: `${e.name}: ${e.message}` });
         }
       }
-      return Response.json({ results, pending: this.queue.size, alarm: await this.ctx.storage.getAlarm() });
+      return Response.json({ results, pending: await this.queue.size(), alarm: await this.ctx.storage.getAlarm() });
     }
     if (path === "/fail-once") {
       for (const text of await request.json()) this.failOnce.add(text);
@@ -79,7 +83,7 @@ export class TestReminders extends Reminders {
         await this.queue.offer({ text, due: Date.now() + delayMs }, delayMs);
       }
       await Promise.all([this.alarm(), this.alarm()]);
-      return Response.json({ pending: this.queue.size });
+      return Response.json({ pending: await this.queue.size() });
     }
     if (path === "/snapshot/save") {
       const q = new DelayQueue();

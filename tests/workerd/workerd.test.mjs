@@ -185,11 +185,11 @@ test("a restart of workerd in between loses nothing; overdue items come out in o
   }
 });
 
-/** The sent reminders and delivery attempts since `before` (a /state), whose text starts with `tag`. */
+/** The sent reminders since `before` (a /state), and the texts of the delivery attempts whose text starts with `tag`. */
 function since(before, state, tag) {
   return {
     sent: state.sent.slice(before.sent.length),
-    attempts: state.attempts.filter((t) => t.startsWith(tag)),
+    attempts: state.attempts.filter((a) => a.text.startsWith(tag)).map((a) => a.text),
   };
 }
 
@@ -203,9 +203,9 @@ test("offerAt: due before 1970 (workerd refuses alarms <= 0) is overdue and deli
       { text: "too late", at: Date.UTC(2300, 0, 1) },
       { text: "soon", at: now + 200 },
     ]);
-    assert.ok(Number.isInteger(offered.results[0].id), JSON.stringify(offered.results[0]));
+    assert.equal(typeof offered.results[0].id, "string", JSON.stringify(offered.results[0]));
     assert.match(offered.results[1].error, /^RangeError: deadline/);
-    assert.ok(Number.isInteger(offered.results[2].id), JSON.stringify(offered.results[2]));
+    assert.equal(typeof offered.results[2].id, "string", JSON.stringify(offered.results[2]));
     assert.equal(offered.pending, 2);
     const state = await waitSent(mf, before.sent.length + 2);
     assertDelivered(since(before, state, "").sent, ["epoch", "soon"]);
@@ -227,7 +227,7 @@ test("a value workerd's storage refuses (too big) is refused by offer, and nothi
       { text: "small", at: now + 150 },
     ]);
     assert.ok(offered.results[0].error, `the huge value was stored: ${JSON.stringify(offered.results[0])}`);
-    assert.ok(Number.isInteger(offered.results[1].id));
+    assert.equal(typeof offered.results[1].id, "string");
     assert.equal(offered.pending, 1);
     const state = await waitSent(mf, before.sent.length + 1);
     assertDelivered(since(before, state, "").sent, ["small"]);
@@ -237,7 +237,7 @@ test("a value workerd's storage refuses (too big) is refused by offer, and nothi
   }
 });
 
-test("a delivery that fails is delivered again by the alarm (at least once), in order, never early", async () => {
+test("a delivery that fails comes back a second later (attempt 2), without holding back the ones behind it", async () => {
   const mf = start();
   try {
     const before = await call(mf, "/state");
@@ -249,9 +249,46 @@ test("a delivery that fails is delivered again by the alarm (at least once), in 
     ]);
     const state = await waitSent(mf, before.sent.length + 3, 20_000);
     const { sent, attempts } = since(before, state, "f");
-    assertDelivered(sent, ["f1", "f2", "f3"]);
-    assert.deepEqual(attempts, ["f1", "f2", "f2", "f3"]);
+    assert.deepEqual(attempts, ["f1", "f2", "f3", "f2"]);
+    assert.deepEqual(
+      sent.map((s) => [s.text, s.attempt]),
+      [
+        ["f1", 1],
+        ["f3", 1],
+        ["f2", 2],
+      ],
+    );
+    for (const s of sent) assert.ok(s.sentAt >= s.due, `${s.text} sent ${s.due - s.sentAt} ms before it was due`);
+    const failed = state.attempts.find((a) => a.text === "f2");
+    assert.ok(sent[2].sentAt - failed.at >= 1000, `retried ${sent[2].sentAt - failed.at} ms after the failure`);
     assert.equal(state.alarm, null);
+  } finally {
+    await mf.dispose();
+  }
+});
+
+test("a failed delivery's retry is in storage: after an eviction, the new instance delivers it, attempt 2", async () => {
+  const mf = start();
+  try {
+    const before = await call(mf, "/state");
+    await call(mf, "/fail-once", ["v1"]);
+    await call(mf, "/", [{ text: "v1", delayMs: 100 }]);
+    // Until the failure is stored: pending again, one attempt made.
+    const t0 = Date.now();
+    let state = await call(mf, "/state");
+    while (!state.pending.some((p) => p.value.text === "v1" && p.attempt === 1)) {
+      assert.ok(Date.now() - t0 < 10_000, `the failure was not stored: ${JSON.stringify(state)}`);
+      await sleep(20);
+      state = await call(mf, "/state");
+    }
+    const failedAt = state.attempts.find((a) => a.text === "v1").at;
+    await (await mf.dispatchFetch("http://tarry.test/evict")).text();
+    state = await waitSent(mf, before.sent.length + 1);
+    assert.ok(state.boots > before.boots, "a new instance");
+    const [sent] = state.sent.slice(before.sent.length);
+    assert.deepEqual([sent.text, sent.attempt], ["v1", 2]);
+    assert.ok(sent.sentAt - failedAt >= 1000, `retried ${sent.sentAt - failedAt} ms after the failure`);
+    assert.deepEqual(state.stored, []);
   } finally {
     await mf.dispose();
   }

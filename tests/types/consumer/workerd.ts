@@ -9,16 +9,43 @@ declare const storage: DurableQueueStorage;
 interface Reminder {
   text: string;
 }
-const durable = await DurableDelayQueue.open<Reminder>(storage);
+const durable = await DurableDelayQueue.open<Reminder>(storage, { maxAttempts: 3 });
 expectType<DurableDelayQueue<Reminder>>()(durable);
-expectType<Promise<number>>()(durable.offer({ text: "call Ada" }, 60_000));
-expectType<Promise<number>>()(durable.offerAt({ text: "call Grace" }, new Date(Date.now() + 60_000)));
-expectType<Promise<Reminder | undefined>>()(durable.cancel(1));
+expectType<Promise<string>>()(durable.offer({ text: "call Ada" }, 60_000));
+expectType<Promise<string>>()(durable.offer({ text: "call Ada" }, 60_000, { id: "ada", ifExists: "keep" }));
+expectType<Promise<string>>()(durable.offerAt({ text: "call Grace" }, new Date(Date.now() + 60_000)));
+expectType<Promise<string[]>>()(
+  durable.offerMany([
+    { value: { text: "a" }, delayMs: 10 },
+    { value: { text: "b" }, deadline: new Date(), id: "b", ifExists: "extend" },
+  ]),
+);
+// @ts-expect-error an item has a delay or a deadline, not both
+durable.offerMany([{ value: { text: "a" }, delayMs: 10, deadline: 5 }]);
+// @ts-expect-error ifExists is one of three
+durable.offer({ text: "a" }, 10, { ifExists: "merge" });
+expectType<Promise<boolean>>()(durable.cancel("ada"));
+expectType<Promise<boolean>>()(durable.reschedule("ada", 10));
+expectType<Promise<number | undefined>>()(durable.delayOf("ada"));
+expectType<Promise<number>>()(durable.size());
 expectType<Reminder | undefined>()(durable.peek());
-await durable.deliver(async (reminder, { id, deadline }) => {
-  expectType<Reminder>()(reminder);
-  expectType<number>()(id + deadline);
-});
+expectType<number>()((await durable.stats()).dead);
+await durable.deliver(
+  async (reminder, { id, deadline, attempt }) => {
+    expectType<Reminder>()(reminder);
+    expectType<string>()(id);
+    expectType<number>()(deadline + attempt);
+  },
+  { retryDelayMs: (attempt) => 1000 * 2 ** attempt },
+);
+const page = await durable.deadLetters({ limit: 10 });
+expectType<Reminder>()(page.items[0].value);
+expectType<string>()(page.items[0].reason);
+expectType<string | undefined>()(page.next);
+expectType<Promise<boolean>>()(durable.retryDead("ada"));
+expectType<Promise<boolean>>()(durable.deleteDead("ada"));
+expectType<Promise<number>>()(durable.purgeDead({ olderThan: 60_000 }));
+await durable.close();
 // @ts-expect-error open() is the only way to get one
 new DurableDelayQueue();
 
