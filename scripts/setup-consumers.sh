@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Installs the tools of the consumer tests, each folder from its own lockfile, idempotently
 # and fast when present: tests/types/ (TypeScript 5.9 and 7, arethetypeswrong, @types/node),
-# tests/bundlers/ (Vite 8 and 7, webpack, esbuild, Rollup, Bun) and tests/fake-timers/
+# tests/bundlers/ (Vite 6, 7 and 8, webpack, esbuild, Rollup, Bun) and tests/fake-timers/
 # (@sinonjs/fake-timers, Jest, Vitest). They live apart from the root install so that
 # developing tarry does not need them and users never see them.
 set -euo pipefail

@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # The package as users install it, from the packed tarball (tests/packed.mjs):
 #   types     the d.ts against the JS, and typed consumers under tsc --strict (tests/types/)
-#   bundlers  Vite 8 and 7, webpack, esbuild and Rollup apps in Chromium; Node, Bun and Deno
+#   bundlers  Vite 6, 7 and 8 (dev and build), webpack, esbuild, Rollup and plain ESM with an
+#             import map, each a page, a module worker and a classic worker in Chromium, with
+#             no configuration for tarry and no init(); Node, Bun and Deno
 #             running the README's examples (tests/bundlers/)
 # `npm run test:types` and `npm run test:bundlers` run one; scripts/test.sh runs both.
 set -euo pipefail

@@ -94,5 +94,5 @@ limit 600 $node24 "${node_test[@]}" tests/contract/*.test.mjs
 step "the package as users install it: types (TypeScript 5.9 and 7, attw) from the packed tarball"
 limit 600 bash scripts/test-consumers.sh types
 
-step "the package as users install it: Vite 8 and 7, webpack, esbuild, Rollup in Chromium; Node, Bun, Deno"
+step "the package as users install it: Vite 6/7/8 (dev and build), webpack, esbuild, Rollup, plain ESM; page, module and classic worker in Chromium; Node, Bun, Deno"
 limit 900 bash scripts/test-consumers.sh bundlers
