@@ -1,8 +1,6 @@
-// The checks on arguments of public calls (DelayQueue, Scheduler, DurableDelayQueue): bad
-// input gets a TypeError or RangeError that names the argument, thrown before anything
-// changes.
-
-import { Deadlines } from "./wasm.js";
+// The checks on arguments of public calls (DelayQueue, Scheduler, DurableDelayQueue,
+// RedisDelayQueue): bad input gets a TypeError or RangeError that names the argument, thrown
+// before anything changes. Plain JS: the Redis entry uses these too and never loads the wasm.
 
 /**
  * Whether `x` is a revoked Proxy, on which every operation throws the engine's TypeError
@@ -103,11 +101,10 @@ export function checkBoolean(x, name) {
   if (typeof x !== "boolean") throw new TypeError(`${name} must be a boolean, got ${describe(x)}`);
 }
 
-/** A bound on a queue's size: a whole number up to what a queue holds, or Infinity. */
-export function checkCapacity(capacity) {
+/** A bound on a queue's size: a whole number up to `max` (what a queue holds), or Infinity. */
+export function checkCapacity(capacity, max) {
   if (capacity === Infinity) return;
   if (typeof capacity !== "number") throw new TypeError(`capacity must be a number, got ${describe(capacity)}`);
-  const max = Deadlines.maxItems();
   if (!Number.isInteger(capacity) || capacity < 1 || capacity > max)
     throw new RangeError(`capacity must be a whole number from 1 to ${max}, or Infinity, got ${capacity}`);
 }

@@ -21,6 +21,7 @@
 
 import { Slots } from "./slots.js";
 import { Timeline } from "./timeline.js";
+import { Deadlines } from "./wasm.js";
 import { Waiters } from "./waiters.js";
 import { readSnapshot, writeSnapshot } from "./snapshot.js";
 import { ClosedError } from "./errors.js";
@@ -67,7 +68,7 @@ export class DelayQueue {
    */
   constructor(opts) {
     const { capacity = Infinity, keepAlive = true, clock } = options(opts, "options");
-    checkCapacity(capacity);
+    checkCapacity(capacity, Deadlines.maxItems());
     checkBoolean(keepAlive, "keepAlive");
     if (clock !== undefined) checkClock(clock);
     this.#capacity = capacity;

@@ -4,12 +4,11 @@
 // and the clock (clock.js). Offering, cancelling and rescheduling by handle, the figures,
 // and closing are written here once for both.
 
-import { Refused } from "../dist/tarry.js";
 import { Clock } from "./clock.js";
 import { ClosedError } from "./errors.js";
 import { Slots } from "./slots.js";
 import { Timer } from "./timer.js";
-import { Deadlines } from "./wasm.js";
+import { Deadlines, Refused } from "./wasm.js";
 
 /** What `stats` shows once closed. */
 const CLOSED_STATS = Object.freeze({

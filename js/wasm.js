@@ -1,4 +1,5 @@
-// Loading the wasm: the one module that knows whether it is loaded, and from what.
+// Loading the wasm: the one module that knows whether it is loaded, and from what, and the
+// one module that imports the wasm-bindgen glue (dist/tarry.js).
 //
 // Node, Deno and workerd load it synchronously when their entry is imported (`loadSync`);
 // a browser cannot read a file synchronously, and top-level await breaks bundlers (Vite's
@@ -9,6 +10,9 @@
 // that says so, instead of failing somewhere inside the wasm glue.
 
 import glueInit, { Deadlines as GlueDeadlines, initSync } from "../dist/tarry.js";
+
+/** Why the binding refused an offer (what `Deadlines#offer` returns in place of a handle). */
+export { Refused } from "../dist/tarry.js";
 
 let loaded = false;
 
