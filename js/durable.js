@@ -98,6 +98,8 @@ const LATEST = new Date(LATEST_DEADLINE).toISOString();
 const RETRY_FIRST_MS = 2000;
 const RETRY_MAX_MS = 5 * 60_000;
 
+/** @typedef {{ id: number, value: any, deadline: number, seq: number, handle?: number }} DurableRecord */
+
 /** What `#alarm` holds when this queue cannot know what storage holds. */
 const UNKNOWN = undefined;
 
@@ -118,12 +120,12 @@ export class DurableDelayQueue {
   #storage;
   #prefix;
   #order = new Order();
-  /** id → { id, value, deadline, seq, handle } of each item. */
+  /** id → { id, value, deadline, seq, handle } of each item. @type {Map<number, DurableRecord>} */
   #items = new Map();
   #next = 0;
-  /** The alarm storage holds (epoch ms, or null for none), as far as this queue knows. */
+  /** The alarm storage holds (epoch ms, or null for none), as far as this queue knows. @type {number | null | undefined} */
   #alarm = UNKNOWN;
-  /** After a callback failed: { record, failures, at }, the earliest time to try it again. */
+  /** After a callback failed: { record, failures, at }, the earliest time to try it again. @type {any} */
   #retry = null;
   /** The tail of the calls waiting for their turn to change the queue. */
   #turn = Promise.resolve();
@@ -291,7 +293,12 @@ export class DurableDelayQueue {
     }
   }
 
-  /** Runs `fn` when every earlier call has had its turn (see invariant 3). */
+  /**
+   * Runs `fn` when every earlier call has had its turn (see invariant 3).
+   * @template T
+   * @param {() => T | PromiseLike<T>} fn
+   * @returns {Promise<T>}
+   */
   #exclusive(fn) {
     const run = this.#turn.then(fn);
     this.#turn = run.then(noop, noop);
@@ -312,6 +319,7 @@ export class DurableDelayQueue {
    * One change, all or nothing (invariant 1): `remove` a record, `add` one, or both (a
    * reschedule). `rearm: false` leaves a head that moved later to the caller (deliver()).
    */
+  /** @param {{ remove?: any, add?: DurableRecord }} change @param {{ rearm?: boolean }} [opts] */
   async #change({ remove, add }, { rearm = true } = {}) {
     const head = this.#headAfter(remove, add);
     const alarm = head === UNKNOWN ? UNKNOWN : this.#alarmFor(head);
@@ -386,6 +394,7 @@ export class DurableDelayQueue {
       storage.get(nextKey),
       storage.getAlarm(),
     ]);
+    /** @type {DurableRecord[]} */
     const records = [];
     for (const [key, r] of entries) {
       const id = Number(key.slice(itemPrefix.length));
@@ -434,7 +443,12 @@ function storable(value) {
   try {
     return structuredClone(value);
   } catch (e) {
-    throw new TypeError(`value must be storable in a Durable Object (structured clone): ${e.message}`, { cause: e });
+    throw new TypeError(
+      `value must be storable in a Durable Object (structured clone): ${/** @type {Error} */ (e).message}`,
+      {
+        cause: e,
+      },
+    );
   }
 }
 

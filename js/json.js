@@ -105,7 +105,7 @@ export function jsonProblem(x, path, rules) {
     if (onPath.has(v)) return `${short(at)} refers back to itself (a cycle)`;
     if (isRevoked(v)) return `${short(at)} is a revoked Proxy (JSON cannot read it)`;
     if (depth >= rules.maxDepth) {
-      return `${short(at)} is nested ${depth} levels deep, deeper than the ${rules.maxDepth} that JSON.stringify can be relied on to write`;
+      return `${short(at)} is nested more than ${rules.maxDepth} levels deep, deeper than JSON.stringify can be relied on to write`;
     }
     /** @type {[unknown, string, number][]} */
     const children = [];

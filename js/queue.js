@@ -232,7 +232,7 @@ export class DelayQueue {
     }
     const deadline = tl.clock.now() + delayMs;
     return new Promise((resolve, reject) => {
-      const putter = { value, deadline, resolve, reject, signal, onAbort: null };
+      const putter = { value, deadline, resolve, reject, signal, onAbort: /** @type {(() => void) | null} */ (null) };
       if (signal) {
         putter.onAbort = () => {
           if (this.#putters.remove(putter)) reject(abortReason(signal));
@@ -277,7 +277,7 @@ export class DelayQueue {
     if (signal?.aborted) return Promise.reject(abortReason(signal));
     const now = tl.clock.now();
     return new Promise((resolve, reject) => {
-      const taker = { resolve, reject, signal, onAbort: null, timeout: 0 };
+      const taker = { resolve, reject, signal, onAbort: /** @type {(() => void) | null} */ (null), timeout: 0 };
       this.#takers.push(taker);
       if (this.#takers.size === 1) {
         // Nobody is ahead of this take: an expired head is its at once.
@@ -517,8 +517,8 @@ export class DelayQueue {
     if (why === null) {
       taker.resolve(value);
     } else {
-      const error = new TypeError(
-        `the item taken became a thenable after it was offered (${why}); it is on this error's \`value\``,
+      const error = /** @type {TypeError & { value?: unknown }} */ (
+        new TypeError(`the item taken became a thenable after it was offered (${why}); it is on this error's \`value\``)
       );
       error.value = value;
       taker.reject(error);

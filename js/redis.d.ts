@@ -1,5 +1,7 @@
 // Types of tarry-queue/redis: a delay queue on Redis shared by many processes.
 
+import type { AbortSignalLike } from "./tarry.js";
+
 /** JSON data: what an item's value may be. */
 export type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
 
@@ -125,7 +127,7 @@ export declare class RedisDelayQueue<T extends Json = Json> {
   size(): Promise<number>;
   stats(): Promise<RedisQueueStats>;
   /** The next due item, leased to this process. With timeout it resolves undefined when that passes. */
-  take(options?: { signal?: AbortSignal; timeout?: number }): Promise<RedisJob<T> | undefined>;
+  take(options?: { signal?: AbortSignalLike; timeout?: number }): Promise<RedisJob<T> | undefined>;
   [Symbol.asyncIterator](): AsyncIterator<RedisJob<T>>;
   /** Runs handler for each due item, acks on success, nacks (retry after retryDelayMs) on a throw. */
   process(
@@ -142,7 +144,5 @@ export declare class RedisDelayQueue<T extends Json = Json> {
   [Symbol.asyncDispose](): Promise<void>;
 }
 
-/** What a closed queue's methods throw and its waiting takes reject with (the class tarry-queue exports too). */
-export declare class ClosedError extends Error {
-  readonly name: "ClosedError";
-}
+/** What a closed queue's methods throw and its waiting takes reject with: the class tarry-queue exports. */
+export { ClosedError } from "./tarry.js";

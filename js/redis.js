@@ -31,6 +31,8 @@ import { SCRIPTS } from "./redis/scripts.js";
 
 export { ClosedError } from "./errors.js";
 
+/** @typedef {import("./redis/job.js").RedisJob} RedisJob */
+
 /** Items per offer script at most: more are split, so that no script holds Redis for long. */
 const OFFER_BATCH = 500;
 
@@ -98,6 +100,7 @@ export class RedisDelayQueue {
    * @param {unknown} value
    * @param {number} delayMs
    * @param {{ id?: string }} [opts]
+   * @returns {Promise<string>}
    */
   async offer(value, delayMs, opts) {
     const at = localNow();
@@ -113,6 +116,7 @@ export class RedisDelayQueue {
    * @param {unknown} value
    * @param {number | Date} deadline
    * @param {{ id?: string }} [opts]
+   * @returns {Promise<string>}
    */
   async offerAt(value, deadline, opts) {
     const at = localNow();
@@ -127,6 +131,7 @@ export class RedisDelayQueue {
    * item is checked before anything is sent; then they go in scripts of up to 500 items
    * (each one atomic), pipelined. Resolves with their ids, in order.
    * @param {{ value: unknown, delayMs?: number, deadline?: number | Date, id?: string }[]} items
+   * @returns {Promise<string[]>}
    */
   async offerMany(items) {
     const at = localNow();
@@ -192,6 +197,7 @@ export class RedisDelayQueue {
   /**
    * Removes a pending item. Resolves true if it was pending (not in flight, not dead).
    * @param {string} id
+   * @returns {Promise<boolean>}
    */
   async cancel(id) {
     checkId(id, "id");
@@ -203,6 +209,7 @@ export class RedisDelayQueue {
    * Gives a pending item a new delay, counted from this call. Resolves true if it was pending.
    * @param {string} id
    * @param {number} delayMs
+   * @returns {Promise<boolean>}
    */
   async reschedule(id, delayMs) {
     const at = localNow();
@@ -217,10 +224,10 @@ export class RedisDelayQueue {
       stamp,
       tolerance: this.#options.clockTolerance,
       id,
-      kind: "d",
+      kind: /** @type {const} */ ("d"),
       ms: delayMs,
     };
-    const { found, head } = await this.#conn.run(SCRIPTS.reschedule, /** @type {const} */ (params));
+    const { found, head } = await this.#conn.run(SCRIPTS.reschedule, params);
     this.#consumer.sawHead(head);
     return found;
   }
@@ -228,6 +235,7 @@ export class RedisDelayQueue {
   /**
    * Ms until a pending item's deadline by the server's clock (negative when overdue), or undefined.
    * @param {string} id
+   * @returns {Promise<number | undefined>}
    */
   async delayOf(id) {
     checkId(id, "id");
@@ -236,13 +244,19 @@ export class RedisDelayQueue {
     return deadline === undefined ? undefined : deadline - now;
   }
 
-  /** The number of pending items (waiting for their deadline, or due and not yet taken). */
+  /**
+   * The number of pending items (waiting for their deadline, or due and not yet taken).
+   * @returns {Promise<number>}
+   */
   async size() {
     this.#open();
     return (await this.#conn.run(SCRIPTS.stats, undefined)).pending;
   }
 
-  /** What Redis holds for the queue, and this process's own figures. */
+  /**
+   * What Redis holds for the queue, and this process's own figures.
+   * @returns {Promise<import("./redis.d.ts").RedisQueueStats>}
+   */
   async stats() {
     this.#open();
     const { now, pending, inFlight, dead, head } = await this.#conn.run(SCRIPTS.stats, undefined);
@@ -253,6 +267,7 @@ export class RedisDelayQueue {
   /**
    * The dead letters, oldest first: `{ id, value, attempt, deadline, reason, diedAt, raw? }`.
    * @param {{ limit?: number }} [opts]
+   * @returns {Promise<import("./redis.d.ts").DeadLetter[]>}
    */
   async deadLetters({ limit = 1000 } = {}) {
     if (!Number.isSafeInteger(limit) || limit < 1)
@@ -264,6 +279,7 @@ export class RedisDelayQueue {
   /**
    * Puts a dead letter back, due now, with its attempts reset. Resolves true if it was dead.
    * @param {string} id
+   * @returns {Promise<boolean>}
    */
   async retryDead(id) {
     checkId(id, "id");
@@ -273,7 +289,10 @@ export class RedisDelayQueue {
     return found;
   }
 
-  /** Removes every item of the queue, pending, in flight and dead (deliveries in flight then ack false). */
+  /**
+   * Removes every item of the queue, pending, in flight and dead (deliveries in flight then ack false).
+   * @returns {Promise<void>}
+   */
   async clear() {
     this.#open();
     await this.#conn.run(SCRIPTS.clear, undefined);
@@ -287,6 +306,7 @@ export class RedisDelayQueue {
    * when that passes; with an AbortSignal it rejects with the signal's reason. A take that
    * ends so leaves its item in the queue.
    * @param {{ signal?: AbortSignal, timeout?: number }} [opts]
+   * @returns {Promise<RedisJob | undefined>}
    */
   take(opts) {
     let signal;
@@ -301,7 +321,10 @@ export class RedisDelayQueue {
     return this.#consumer.take(signal, timeout);
   }
 
-  /** `for await (const job of queue)`: takes jobs until close(). */
+  /**
+   * `for await (const job of queue)`: takes jobs until close().
+   * @returns {AsyncGenerator<RedisJob, void, unknown>}
+   */
   async *[Symbol.asyncIterator]() {
     for (;;) {
       let job;
@@ -311,7 +334,7 @@ export class RedisDelayQueue {
         if (e instanceof ClosedError) return;
         throw e;
       }
-      yield job;
+      yield/** @type {RedisJob} */ (job); // a take without timeout resolves with a job
     }
   }
 
@@ -321,8 +344,9 @@ export class RedisDelayQueue {
    * ms`) when it throws; after maxAttempts the item goes to the dead letters. The lease is
    * extended while the handler runs. Returns `{ close() }`: stop taking, let running handlers
    * finish.
-   * @param {(value: any, job: import("./redis/job.js").RedisJob) => unknown} handler
+   * @param {(value: any, job: RedisJob) => unknown} handler
    * @param {{ concurrency?: number, retryDelayMs?: number | ((attempt: number, error: unknown) => number) }} [opts]
+   * @returns {import("./redis/worker.js").Worker}
    */
   process(handler, opts) {
     if (typeof handler !== "function") throw new TypeError(`handler must be a function, got ${describe(handler)}`);
@@ -338,6 +362,7 @@ export class RedisDelayQueue {
    * Stops: waiting takes reject with ClosedError, process() workers finish their running
    * handlers (and ack them), then the connections this queue opened are closed.
    */
+  /** @returns {Promise<void>} */
   close() {
     if (this.#closing) return this.#closing;
     this.#closing = (async () => {

@@ -52,7 +52,7 @@ export class Scheduler {
   onerror = null;
 
   /**
-   * @param {{keepAlive?: boolean, onerror?: (error: unknown) => void, clock?: () => number}} [opts]
+   * @param {{keepAlive?: boolean, onerror?: ((error: unknown) => void) | null, clock?: () => number}} [opts]
    * keepAlive false: pending callbacks do not hold a Node or Deno process open.
    */
   constructor(opts) {

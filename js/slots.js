@@ -14,7 +14,7 @@ let mask = 0;
 
 /** Values by slot, for the items of one queue. */
 export class Slots {
-  /** values[slot] is the value of the live item in that slot. */
+  /** values[slot] is the value of the live item in that slot. @type {any[]} */
   #values = [];
 
   constructor() {

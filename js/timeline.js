@@ -25,7 +25,7 @@ const CLOSED_STATS = Object.freeze({
 });
 
 export class Timeline {
-  /** The wasm half; null once closed. */
+  /** The wasm half; null once closed. @type {Deadlines | null} */
   deadlines;
   values = new Slots();
   clock;
@@ -95,7 +95,7 @@ export class Timeline {
 
   /** Arms the timer for the earliest deadline that can end a wait, or disarms it. */
   sync(waiting) {
-    this.timer.set(this.deadlines.wakeAt(waiting));
+    this.timer.set(/** @type {Deadlines} */ (this.deadlines).wakeAt(waiting));
   }
 
   /**

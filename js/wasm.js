@@ -27,6 +27,8 @@ export function loadSync(module) {
  * first one's load, whatever its source). `source`: where the wasm is, as a URL or string
  * (fetched), a Request, a Response or a promise of one, its bytes, or a WebAssembly.Module;
  * `fallback()` gives the entry's default location when `source` is undefined.
+ * @param {unknown} [source]
+ * @param {*} [fallback] needed only where the wasm is not loaded at import (the browser entry)
  */
 export function init(source, fallback) {
   checkSource(source);
@@ -72,6 +74,7 @@ function checkSource(source) {
 
 /** The wasm binding's class, which refuses to be used before the wasm is loaded. */
 export class Deadlines extends GlueDeadlines {
+  /** @param {[capacity: number]} args */
   constructor(...args) {
     ready();
     super(...args);

@@ -1,10 +1,13 @@
 #!/usr/bin/env bash
 # Style kept by tools, not by review: rustfmt, clippy (natively and for wasm32; for the
-# component crate also wasm32-wasip2; warnings are errors) and Biome (format and lint of js/,
-# www/, bench/, scripts/, tests/, examples/).
+# component crate also wasm32-wasip2; warnings are errors), Biome (format and lint of js/,
+# www/, bench/, scripts/, tests/, examples/) and luacheck (the Redis scripts as Redis runs
+# them, and js/redis/lua.js built from them: scripts/lua.mjs).
 # `npm run lint` runs it; `npm run format` rewrites what the formatters would change.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+source scripts/host-node.sh
+command -v luacheck >/dev/null || bash scripts/setup-redis.sh
 cargo fmt --check
 cargo clippy --quiet --all-targets -- -D warnings
 cargo clippy --quiet --lib --tests --target wasm32-unknown-unknown -- -D warnings
@@ -12,3 +15,4 @@ cargo clippy --quiet --lib --tests --target wasm32-unknown-unknown -- -D warning
 cargo clippy --quiet -p tarry-queue-component --all-targets -- -D warnings
 cargo clippy --quiet -p tarry-queue-component --lib --target wasm32-wasip2 -- -D warnings
 node_modules/.bin/biome check --error-on-warnings .
+node scripts/lua.mjs --check

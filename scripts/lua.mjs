@@ -19,12 +19,13 @@
 // tests/redis/lua.test.mjs fails when it is stale.
 //
 //   node scripts/lua.mjs            writes js/redis/lua.js
-//   node scripts/lua.mjs --lint     luacheck on every script as Redis runs it (scripts/lint.sh)
+//   node scripts/lua.mjs --check    fails if js/redis/lua.js is stale, then runs luacheck on
+//                                   every script as Redis runs it (scripts/lint.sh)
 
 import { execFileSync } from "node:child_process";
 import { createHash } from "node:crypto";
 import { mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { join } from "node:path";
+import { join, relative } from "node:path";
 import { fileURLToPath } from "node:url";
 
 export const root = fileURLToPath(new URL("..", import.meta.url));
@@ -43,11 +44,22 @@ const HEADER = /^--\[\[ ([\w-]+): ([\s\S]*?)\n\]\]\n/;
  * @param {(path: string) => string} [read]
  */
 export function assemble(file, dir, read = (p) => readFileSync(p, "utf8")) {
+  return assembleText(read(join(dir, file)), join(dir, file), dir, read);
+}
+
+/**
+ * `text` (read from `path`, for messages) with its includes in place, as assemble() does.
+ * @param {string} text
+ * @param {string} path
+ * @param {string} [dir]
+ * @param {(path: string) => string} [read]
+ */
+export function assembleText(text, path, dir = luaDir, read = (p) => readFileSync(p, "utf8")) {
   const done = new Set();
   const out = [];
   /** @param {string} path @param {string[]} chain the includes being expanded, outermost first */
-  const expand = (path, chain) => {
-    const lines = read(path).split("\n");
+  const expand = (path, chain, text = read(path)) => {
+    const lines = text.split("\n");
     lines.forEach((line, i) => {
       const m = INCLUDE.exec(line);
       if (!m) {
@@ -55,7 +67,7 @@ export function assemble(file, dir, read = (p) => readFileSync(p, "utf8")) {
         return;
       }
       const name = m[1];
-      const where = `${path.slice(dir.length + 1)}:${i + 1}`;
+      const where = `${relative(dir, path)}:${i + 1}`;
       if (chain.includes(name))
         throw new Error(`${where}: "${name}" includes itself (${[...chain, name].join(" → ")})`);
       if (done.has(name)) return;
@@ -63,7 +75,7 @@ export function assemble(file, dir, read = (p) => readFileSync(p, "utf8")) {
       try {
         read(target);
       } catch (e) {
-        throw new Error(`${where}: no include "${name}" (${target.slice(dir.length + 1)})`, { cause: e });
+        throw new Error(`${where}: no include "${name}" (${relative(dir, target)})`, { cause: e });
       }
       done.add(name);
       out.push(`-- ${name} (includes/${name}.lua)`);
@@ -71,7 +83,7 @@ export function assemble(file, dir, read = (p) => readFileSync(p, "utf8")) {
       out.push(`-- end of ${name}`);
     });
   };
-  expand(join(dir, file), []);
+  expand(path, [], text);
   return out.join("\n");
 }
 
@@ -177,8 +189,12 @@ export function lint(dir = luaDir) {
 }
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
-  if (!process.argv.includes("--lint")) writeFileSync(generated, generate());
+  if (!process.argv.includes("--check")) writeFileSync(generated, generate());
   else {
+    if (readFileSync(generated, "utf8") !== generate()) {
+      console.error("js/redis/lua.js is stale: `node scripts/lua.mjs` builds it from js/redis/lua/");
+      process.exit(1);
+    }
     try {
       lint();
     } catch {

@@ -13,7 +13,7 @@ import { execFileSync, fork } from "node:child_process";
 import { writeFileSync } from "node:fs";
 import os from "node:os";
 import { fileURLToPath } from "node:url";
-import { startRedis } from "../../scripts/redis-server.mjs";
+import { startRedis } from "../../tests/redis/redis-server.mjs";
 
 const here = (p) => fileURLToPath(new URL(p, import.meta.url));
 const argv = process.argv.slice(2);

@@ -93,7 +93,9 @@ export class Consumer {
       return held;
     },
     extend: async (job, token, ms) => {
-      const params = { ms: ms ?? this.#options.visibilityTimeout, deliveries: [[job.id, token]] };
+      /** @type {[string, string][]} */
+      const deliveries = [[job.id, token]];
+      const params = { ms: ms ?? this.#options.visibilityTimeout, deliveries };
       const { leaseHead, held } = await this.#conn.run(SCRIPTS.extend, params);
       this.#sawLeases(leaseHead);
       return held[0];

@@ -27,7 +27,7 @@ export class RedisJob {
   /**
    * @param {JobOps} ops
    * @param {string} id
-   * @param {unknown} value
+   * @param {any} value JSON data, of the type the caller gave its queue
    * @param {number} deadline
    * @param {number} attempt
    * @param {string} token

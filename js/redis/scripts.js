@@ -176,7 +176,7 @@ export const SCRIPTS = {
  */
 function deadLetter([id, text, deadline, attempt, why, diedAt]) {
   const { reason, raw } = why ? JSON.parse(why) : {};
-  /** @type {{ id: string, value: unknown, attempt: number, deadline: number | undefined, reason: string, diedAt: number, raw?: string }} */
+  /** @type {{ id: string, value: any, attempt: number, deadline: number | undefined, reason: string, diedAt: number, raw?: string }} */
   const letter = {
     id,
     value: undefined,

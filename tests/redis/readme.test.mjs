@@ -7,7 +7,7 @@ import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { readmeExample } from "../readme.mjs";
-import { startRedis } from "../../scripts/redis-server.mjs";
+import { startRedis } from "./redis-server.mjs";
 
 test("README: the Redis example runs as written and prints what the README says", async () => {
   const redis = await startRedis();
