@@ -8,7 +8,7 @@ import { setTimeout as sleep } from "node:timers/promises";
 import { Redis } from "ioredis";
 import { RedisDelayQueue } from "tarry-queue/redis";
 import { startRedis } from "./redis-server.mjs";
-import { assembleText } from "../../scripts/lua.mjs";
+import { luaDir, sourceOf } from "../../scripts/lua.mjs";
 
 let server;
 let raw; // a plain client, to look at and tamper with the keys
@@ -368,7 +368,7 @@ test("entries written by someone else are dead-lettered; the rest keeps working;
   await raw.zadd(pending, 0, "0000000000000002orphan");
   // A record in the one format there is (js/redis/lua/includes/record.lua), holding bad JSON.
   const save = `--- @include "record"\nsave(ARGV[1], { state = 'p', seq = hex(3), deadline = '0', attempt = 0, token = '', value = ARGV[2] })`;
-  await raw.eval(assembleText(save, "test"), 6, ...Object.values(q.keys).slice(0, 6), "badjson", "{not json");
+  await raw.eval(sourceOf("test.lua", luaDir, save), 6, ...Object.values(q.keys).slice(0, 6), "badjson", "{not json");
   await raw.zadd(pending, 0, "0000000000000003badjson");
   const job = await q.take();
   assert.equal(job.value, "good");

@@ -8,23 +8,24 @@ import assert from "node:assert/strict";
 import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { assemble, generate, generated, header, loadScripts, luaDir } from "../../scripts/lua.mjs";
+import { generate, generated, header, loadScripts, luaDir, sourceOf } from "../../scripts/lua.mjs";
 import { SCRIPTS } from "../../js/redis/scripts.js";
 
 const fixtures = fileURLToPath(new URL("lua-fixtures/", import.meta.url));
 
-test("an include is put in place once, at its first mention, its own includes before it", () => {
+test("an include is put in once, where the first include line stands, its own includes before it", () => {
   const expected = readFileSync(join(fixtures, "main.expected.lua"), "utf8");
-  assert.equal(assemble("main.lua", fixtures), expected);
+  assert.equal(sourceOf("main.lua", fixtures), expected);
 });
 
-test("an include that includes itself, or one that does not exist, is an error naming the file and line", () => {
-  assert.throws(() => assemble("cycle.lua", fixtures), {
+test("an include that includes itself, does not exist or comes after code is an error naming the file and line", () => {
+  assert.throws(() => sourceOf("cycle.lua", fixtures), {
     message: 'includes/pong.lua:1: "ping" includes itself (ping → pong → ping)',
   });
-  assert.throws(() => assemble("missing.lua", fixtures), {
+  assert.throws(() => sourceOf("missing.lua", fixtures), {
     message: 'missing.lua:2: no include "nowhere" (includes/nowhere.lua)',
   });
+  assert.throws(() => sourceOf("late.lua", fixtures), { message: "late.lua:3: an include must come before the code" });
 });
 
 test("a header names its script, its KEYS, ARGV and reply, and whether the reply starts with the time", () => {

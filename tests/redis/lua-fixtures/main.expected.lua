@@ -3,11 +3,11 @@
   ARGV: none
   Reply: now, then what it read
 ]]
--- outer (includes/outer.lua)
 -- inner (includes/inner.lua)
 local function inner() return 'in' end
 
 -- end of inner
+-- outer (includes/outer.lua)
 local function outer() return inner() .. '!' end
 
 -- end of outer

@@ -1,2 +1,3 @@
-return 1
+-- A script whose include does not exist.
 --- @include "nowhere"
+return 1
