@@ -24,8 +24,6 @@ import { LUA } from "./lua.js";
  * @typedef {{ id: string, kind: "d" | "a", ms: number }} Timing
  */
 
-/** @typedef {{ id: string, value: unknown, deadline: number, attempt: number, token: string }} Delivery */
-
 /** @param {unknown} t a time the script replied with, or null */
 const timeOf = (t) => (t == null ? Number.POSITIVE_INFINITY : Number(t));
 
