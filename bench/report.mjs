@@ -298,18 +298,35 @@ export function runtimeTable(growth) {
   return `${lines.join("\n")}\n\n(tarry / plain-JS heap, ns per operation over the whole phase.)`;
 }
 
+/** The command that makes a run of `mode`. */
+const COMMANDS = { full: "npm run bench -- --full", quick: "npm run bench", smoke: "node bench/run.mjs --smoke" };
+
 /** The whole report: tables, notes and (unless a smoke run) the targets. */
 export function render({ meta, summary, growth, java, list }) {
   const c = meta.comparison;
   const sections = [
-    summary && comparisonTables(c, summary),
-    growth && runtimeTable(growth),
-    growth && growthTables(growth),
-    growth && curveTables(growth),
-    notes(meta, java)
+    summary &&
+      `## Against the peers\n\n![tarry against its peers: ops/s and bytes per item](chart.svg)\n\n${comparisonTables(c, summary)}`,
+    growth &&
+      `## As the queue grows\n\n![ns per operation per block of 10^6, tarry solid, plain-JS heap dashed](growth.svg)\n\n${runtimeTable(growth)}`,
+    growth && `### Each runtime\n\n${growthTables(growth)}`,
+    growth && `### Block by block, at the largest N\n\n${curveTables(growth)}`,
+    `## How to read these tables\n\n${notes(meta, java)
       .map((n) => `- ${n}`)
-      .join("\n"),
-    meta.mode !== "smoke" && `Targets:\n\n${targetLines(list)}`,
+      .join("\n")}`,
+    meta.mode !== "smoke" && `## Targets\n\n${targetLines(list)}`,
   ].filter(Boolean);
   return `${sections.join("\n\n")}\n`;
+}
+
+/** bench/results.md: a title, the run that made it, then the report. */
+export function page({ meta, report }) {
+  const command = COMMANDS[meta.mode] ?? `node bench/run.mjs (${meta.mode})`;
+  return [
+    "# Benchmark results: tarry against its peers",
+    "",
+    `Made by \`${command}\` on ${meta.date.slice(0, 10)} (${Math.round(meta.seconds / 60)} minutes), tarry at commit \`${meta.commit}\`, on ${meta.cores} × ${meta.cpu} with Node ${meta.node}${meta.java ? ` and Java ${meta.java}` : ""}. \`node bench/run.mjs --render\` writes this page and its charts again from [results.json](results.json), which keeps every sample. How it is measured: [Performance](../docs/performance.md).`,
+    "",
+    report,
+  ].join("\n");
 }

@@ -14,7 +14,7 @@ import { JS_IMPLS } from "./impls.mjs";
 import { parseOptions } from "./options.mjs";
 import { spent } from "./processes.mjs";
 import { provenance } from "./provenance.mjs";
-import { headline, render, targets } from "./report.mjs";
+import { headline, page, render, targets } from "./report.mjs";
 
 const here = (p) => fileURLToPath(new URL(p, import.meta.url));
 const log = (...a) => process.stderr.write(`[bench] ${a.join(" ")}\n`);
@@ -23,7 +23,7 @@ const options = parseOptions(process.argv.slice(2));
 
 /** bench/results.md, bench/chart.svg and bench/growth.svg from a run's figures. */
 function writeOutputs({ meta, summary, growth, report }) {
-  writeFileSync(here("./results.md"), `<!-- written by bench/run.mjs (${meta.mode}, ${meta.date}) -->\n\n${report}`);
+  writeFileSync(here("./results.md"), page({ meta, report }));
   const subtitle = headline(meta);
   if (summary) writeFileSync(here("./chart.svg"), `${comparisonChart(meta.comparison, summary, LABELS, subtitle)}\n`);
   if (growth) writeFileSync(here("./growth.svg"), `${growthChart(growth, LABELS, subtitle)}\n`);

@@ -1,5 +1,14 @@
 // Types of tarry-queue/redis: a delay queue on Redis shared by many processes.
 
+/**
+ * `tarry-queue/redis`: a delay queue in Redis (≥ 7) or Redis Cluster, shared by many
+ * processes. Redis decides time, every change is one atomic Lua script, and a delivered item
+ * is leased to its consumer until it is acked, so a consumer that dies loses nothing. Needs
+ * the optional peer dependency `ioredis`.
+ *
+ * @module tarry-queue/redis
+ */
+
 import type { AbortSignalLike } from "./tarry.js";
 
 /** JSON data: what an item's value may be. */
@@ -102,6 +111,10 @@ export interface RedisWorker {
   close(): Promise<void>;
 }
 
+/**
+ * A delay queue in Redis: items named by string ids, due by the server's clock, handed out in
+ * deadline order (FIFO among ties) to one consumer at a time, at least once.
+ */
 export declare class RedisDelayQueue<T extends Json = Json> {
   constructor(options: RedisDelayQueueOptions);
   /** The queue's keys (all under the hash tag {name}) and its pub/sub channel. */
@@ -128,15 +141,18 @@ export declare class RedisDelayQueue<T extends Json = Json> {
   delayOf(id: string): Promise<number | undefined>;
   /** The number of pending items. */
   size(): Promise<number>;
+  /** Counts by state from Redis, and this process's timer and delivery figures. */
   stats(): Promise<RedisQueueStats>;
   /** The next due item, leased to this process. With timeout it resolves undefined when that passes. */
   take(options?: { signal?: AbortSignalLike; timeout?: number }): Promise<RedisJob<T> | undefined>;
+  /** `for await (const job of queue)`: takes jobs as they come due, until close(). */
   [Symbol.asyncIterator](): AsyncIterator<RedisJob<T>>;
   /** Runs handler for each due item, acks on success, nacks (retry after retryDelayMs) on a throw. */
   process(
     handler: (value: T, job: RedisJob<T>) => unknown,
     options?: { concurrency?: number; retryDelayMs?: number | ((attempt: number, error: unknown) => number) },
   ): RedisWorker;
+  /** The items that ran out of attempts (or could not be read), oldest first, up to `limit` (default 1000). */
   deadLetters(options?: { limit?: number }): Promise<DeadLetter<T>[]>;
   /** A dead letter back into the queue, due now, attempts reset: true if it was dead. */
   retryDead(id: string): Promise<boolean>;
@@ -144,6 +160,7 @@ export declare class RedisDelayQueue<T extends Json = Json> {
   clear(): Promise<void>;
   /** Rejects waiting takes, lets process() handlers finish, closes the connections it opened. */
   close(): Promise<void>;
+  /** close(), for `await using queue = new RedisDelayQueue(...)`. */
   [Symbol.asyncDispose](): Promise<void>;
 }
 

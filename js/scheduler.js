@@ -10,12 +10,45 @@
 // to `onerror` (console.error by default). A long callback delays the ones after it but
 // never reorders them.
 //
+// Recurring schedules (`every`, `cron`) are items too: each active schedule has exactly one
+// pending item, for its next occurrence, on the same timeline and the same one timer. An
+// occurrence is a wall-clock instant (epoch ms; rules in schedule/rule.js), converted to
+// the scheduler's monotonic clock erring late; the wake-up that reaches it runs it only
+// once Date.now() says it is due (a wall clock stepped back re-arms instead: never early).
+// A wall clock that steps forward, or a monotonic clock that paused while the machine
+// slept, shows as a change in the offset between the two clocks: while any schedule is
+// active, one take-timeout on the same timeline re-reads that offset every second
+// (WALL_CHECK_MS) and re-converts every schedule's deadline when it moved, so such a
+// change makes an occurrence at most about a second late, and a schedule that fell behind
+// gets the catchUp it asked for.
+//
 // Costs: schedule, cancel and reschedule O(log n); per pending callback a 24-byte record
 // in wasm and the callback's own record in JS, where a pending setTimeout costs a few
-// hundred bytes in Node (README ## Performance measures both).
+// hundred bytes in Node (README ## Performance measures both). An occurrence costs its
+// rule's `next` (O(1) for every; croner's walk for cron) and O(log n); the wall-clock
+// check O(1) a second, and O(s log n) for s schedules when the clocks moved apart.
 
 import { Timeline } from "./timeline.js";
 import { checkBoolean, checkClock, checkHandle, checkMs, describe, epochOf, options } from "./arguments.js";
+import {
+  catchUp,
+  checkCatchUp,
+  EveryRule,
+  checkPeriod,
+  firstAtOrAfter,
+  knownOptions,
+  startOf,
+} from "./schedule/rule.js";
+
+/** How often, while a schedule is active, the offset between the wall and monotonic clocks is re-read. */
+const WALL_CHECK_MS = 1000;
+/** A change of that offset by more than this (ms) re-converts the schedules' deadlines. */
+const WALL_STEP_MS = 2;
+/** What a schedule's options may name. */
+const EVERY_OPTIONS = ["catchUp", "overlap", "start"];
+const CRON_OPTIONS = ["timezone", ...EVERY_OPTIONS];
+/** Lets only the Scheduler make Schedules. */
+const secret = Symbol("Schedule");
 
 const dispose = Symbol.dispose ?? Symbol.for("Symbol.dispose");
 
@@ -32,17 +65,146 @@ function after(t) {
   return t + Math.max(Math.abs(t) * Number.EPSILON, Number.MIN_VALUE);
 }
 
+/** A thenable's `then`, or null (reads `then` once; a getter that throws counts as none). */
+function thenOf(x) {
+  if ((typeof x !== "object" && typeof x !== "function") || x === null) return null;
+  try {
+    const then = x.then;
+    return typeof then === "function" ? then : null;
+  } catch {
+    return null;
+  }
+}
+
+/** The state of one recurring schedule, shared by its Scheduler and its Schedule. */
+class Recurrence {
+  /** @type {{next(after: number): number | undefined, latest(at: number): number | undefined}} */
+  rule;
+  fn;
+  catchUp;
+  overlap;
+  /** The pending occurrence (epoch ms); undefined when none is pending. */
+  due = undefined;
+  /** The timeline item of the pending occurrence; 0 when none. */
+  handle = 0;
+  /** @type {"active" | "paused" | "cancelled" | "ended"} */
+  state = "active";
+  /** Runs whose promise has not settled yet. */
+  running = 0;
+  runs = 0;
+  skipped = 0;
+  /** The due time of the latest run (epoch ms), or undefined. */
+  lastRun = undefined;
+  /** @type {Schedule} */
+  schedule;
+
+  constructor(rule, fn, catchUp, overlap) {
+    this.rule = rule;
+    this.fn = fn;
+    this.catchUp = catchUp;
+    this.overlap = overlap;
+  }
+}
+
+let nextScheduleId = 1;
+
 /**
- * Runs callbacks at their deadlines, in deadline order, with one host timer for all.
+ * A recurring schedule of a Scheduler, as `every()` and `cron()` return it: its next run,
+ * its counters, and cancel/pause/resume.
+ */
+export class Schedule {
+  /** A name unique in this process ("schedule-1", ...). */
+  id;
+  #r;
+  #host;
+
+  /** Made by Scheduler#every and Scheduler#cron only. */
+  constructor(token, r, host) {
+    if (token !== secret) throw new TypeError("a Schedule is made by Scheduler#every() or Scheduler#cron()");
+    this.id = `schedule-${nextScheduleId++}`;
+    this.#r = r;
+    this.#host = host;
+  }
+
+  /** When the next occurrence is due, or undefined when none will run (paused, cancelled or ended). */
+  nextRun() {
+    const r = this.#r;
+    return r.state === "active" && r.due !== undefined ? new Date(r.due) : undefined;
+  }
+
+  /** "active", "paused", "cancelled" (by cancel()) or "ended" (the rule has no more occurrences, or the scheduler was closed). */
+  get state() {
+    return this.#r.state;
+  }
+
+  /** Occurrences run so far. */
+  get runs() {
+    return this.#r.runs;
+  }
+
+  /** Occurrences skipped because the previous run was still running (overlap: false). */
+  get skipped() {
+    return this.#r.skipped;
+  }
+
+  /** The due time of the latest occurrence run, or undefined. */
+  get lastRun() {
+    const t = this.#r.lastRun;
+    return t === undefined ? undefined : new Date(t);
+  }
+
+  /** Stops the schedule for good (a run in progress finishes); false when it was cancelled or ended already. */
+  cancel() {
+    return this.#host.cancel(this.#r);
+  }
+
+  /** Stops running occurrences until resume(); false when it was not active. */
+  pause() {
+    return this.#host.pause(this.#r);
+  }
+
+  /**
+   * Runs occurrences again, from the first one at or after now (those due while it was
+   * paused do not run); false when it was not paused.
+   */
+  resume() {
+    return this.#host.resume(this.#r);
+  }
+
+  get [Symbol.toStringTag]() {
+    return "Schedule";
+  }
+}
+
+/**
+ * Runs callbacks at their deadlines, in deadline order, with one host timer for all, and
+ * recurring schedules (`every`, `cron`) on the same timer.
  *
  * @example
  * const s = new Scheduler();
  * s.schedule((name) => console.log(`hello ${name}`), 100, "ada");
+ * s.every(60_000, (due) => console.log("a minute passed", due));
  */
 export class Scheduler {
   #tl;
   /** While a wake-up runs, the time it began; NaN otherwise. */
   #wakeStart = NaN;
+  /** The cron rule maker (tarry-queue/cron's `cron`), or null. */
+  #cron;
+  /** Schedules that are active or paused. */
+  #schedules = new Set();
+  /** Active schedules (each has its one pending item). */
+  #active = new Set();
+  /** The take-timeout that re-reads the clocks' offset while a schedule is active; 0 when none. */
+  #watch = 0;
+  /** Epoch ms minus the clock, as used for the active schedules' deadlines (a low bound). */
+  #offset = NaN;
+  /** What Schedules call back into. */
+  #host = {
+    cancel: (r) => this.#cancelSchedule(r),
+    pause: (r) => this.#pauseSchedule(r),
+    resume: (r) => this.#resumeSchedule(r),
+  };
 
   /**
    * Called with the error when a callback throws or its promise rejects; `console.error`
@@ -52,20 +214,24 @@ export class Scheduler {
   onerror = null;
 
   /**
-   * @param {{keepAlive?: boolean, onerror?: ((error: unknown) => void) | null, clock?: () => number}} [opts]
-   * keepAlive false: pending callbacks do not hold a Node or Deno process open.
+   * @param {{keepAlive?: boolean, onerror?: ((error: unknown) => void) | null, clock?: () => number, cron?: Function | null}} [opts]
+   * keepAlive false: pending callbacks do not hold a Node or Deno process open. `cron`:
+   * the `cron` export of tarry-queue/cron, which `cron()` needs.
    */
   constructor(opts) {
-    const { keepAlive = true, onerror = null, clock } = options(opts, "options");
+    const { keepAlive = true, onerror = null, clock, cron = null } = options(opts, "options");
     checkBoolean(keepAlive, "keepAlive");
     if (onerror !== null && typeof onerror !== "function")
       throw new TypeError(`onerror must be a function, got ${describe(onerror)}`);
     if (clock !== undefined) checkClock(clock);
+    if (cron !== null && typeof cron !== "function")
+      throw new TypeError(`cron must be the cron function of "tarry-queue/cron", got ${describe(cron)}`);
     this.onerror = onerror;
+    this.#cron = cron;
     this.#tl = new Timeline("Scheduler", Infinity, keepAlive, clock, () => this.#onTimer());
   }
 
-  /** Callbacks waiting to run. */
+  /** Callbacks waiting to run: one-off callbacks and the pending occurrence of each active schedule. */
   get size() {
     return this.#tl.size;
   }
@@ -101,10 +267,62 @@ export class Scheduler {
     return this.#add({ fn, args }, tl.clock.fromEpoch(epoch));
   }
 
+  /**
+   * Runs `fn(due)` at a fixed rate: occurrence k is due at start + k·periodMs (`due`, a
+   * Date), never drifting with the time runs take. `start` (a Date or epoch ms): the first
+   * occurrence, default one period from now; one in the past sets the phase, and the first
+   * run is the first occurrence from now on. `catchUp` ("one", "all" or "none") says what
+   * runs when the schedule fell behind (see `catchUp` in schedule/rule.js), `overlap`
+   * (default false) whether an occurrence runs while the previous run's promise is pending.
+   *
+   * @example
+   * const s = scheduler.every(10 * 60_000, (due) => refresh(due));
+   */
+  every(periodMs, fn, opts) {
+    checkPeriod(periodMs);
+    checkFn(fn);
+    const o = knownOptions(opts, EVERY_OPTIONS, "every()");
+    const { catchUp: mode, overlap } = this.#common(o);
+    const start = startOf(o.start);
+    this.#tl.open();
+    const now = Date.now();
+    return this.#begin(new EveryRule(periodMs, start ?? now + periodMs), fn, mode, overlap, now);
+  }
+
+  /**
+   * Runs `fn(due)` at the occurrences of a cron expression in `timezone` (IANA, default
+   * "UTC"), with Vixie cron's rule at daylight-saving changes (see tarry-queue/cron). Needs
+   * `new Scheduler({ cron })` with `cron` from tarry-queue/cron. `start`: the first run is
+   * the first occurrence at or after it (default: the first after now); `catchUp` and
+   * `overlap` as for every().
+   *
+   * @example
+   * const t = scheduler.cron("0 9 * * 1-5", (due) => report(due), { timezone: "Europe/Berlin" });
+   */
+  cron(expression, fn, opts) {
+    const make = this.#cron;
+    if (make === null) {
+      throw new TypeError(
+        'cron() needs the cron rules, which load apart (they bring croner): import { cron } from "tarry-queue/cron" and make the scheduler with new Scheduler({ cron })',
+      );
+    }
+    checkFn(fn);
+    const o = knownOptions(opts, CRON_OPTIONS, "cron()");
+    const { catchUp: mode, overlap } = this.#common(o);
+    const start = startOf(o.start);
+    const rule = make(expression, o.timezone === undefined ? undefined : { timezone: o.timezone });
+    if (typeof rule?.next !== "function" || typeof rule?.latest !== "function")
+      throw new TypeError(`cron must be the cron function of "tarry-queue/cron": it returned no rule`);
+    this.#tl.open();
+    const now = Date.now();
+    // By default the first occurrence after now; with `start`, the first at or after it.
+    return this.#begin(rule, fn, mode, overlap, start === undefined ? now + 1 : Math.max(start, now));
+  }
+
   /** Forgets a pending callback; false when the handle names none (it ran, or was cancelled). */
   cancel(handle) {
     checkHandle(handle, "schedule");
-    if (this.#tl.cancel(handle) === undefined) return false;
+    if (this.#isSchedule(handle) || this.#tl.cancel(handle) === undefined) return false;
     this.#rearm();
     return true;
   }
@@ -114,6 +332,7 @@ export class Scheduler {
     checkHandle(handle, "schedule");
     checkMs(delayMs, "delayMs");
     const tl = this.#tl;
+    if (this.#isSchedule(handle)) return false;
     const moved = tl.open().reschedule(handle, this.#notThisWake(tl.clock.now() + delayMs));
     if (moved) this.#rearm();
     return moved;
@@ -125,8 +344,10 @@ export class Scheduler {
     return this.#tl.delayOf(handle);
   }
 
-  /** Drops every pending callback, disarms the timer and frees the wasm memory. Idempotent. */
+  /** Drops every pending callback and ends every schedule, disarms the timer and frees the wasm memory. Idempotent. */
   close() {
+    for (const r of this.#schedules) this.#end(r, "ended");
+    this.#watch = 0;
     this.#tl.close();
   }
 
@@ -136,6 +357,131 @@ export class Scheduler {
 
   get [Symbol.toStringTag]() {
     return "Scheduler";
+  }
+
+  /** Whether a handle names a schedule's pending item (which only its Schedule moves or cancels). */
+  #isSchedule(handle) {
+    const d = this.#tl.deadlines;
+    return d !== null && !Number.isNaN(d.deadlineOf(handle)) && this.#tl.values.named(handle) instanceof Recurrence;
+  }
+
+  /** catchUp and overlap, checked, with their defaults. */
+  #common(o) {
+    const { catchUp: mode = "one", overlap = false } = o;
+    checkCatchUp(mode);
+    checkBoolean(overlap, "overlap");
+    return { catchUp: mode, overlap };
+  }
+
+  /** Starts a schedule at its first occurrence at or after `from`; throws (nothing changed) when it has none or the host refuses the timer. */
+  #begin(rule, fn, mode, overlap, from) {
+    const first = firstAtOrAfter(rule, from);
+    if (first === undefined)
+      throw new RangeError(`the schedule has no occurrence at or after ${new Date(from).toISOString()}`);
+    const r = new Recurrence(rule, fn, mode, overlap);
+    r.due = first;
+    r.schedule = new Schedule(secret, r, this.#host);
+    this.#activate(r);
+    this.#schedules.add(r);
+    return r.schedule;
+  }
+
+  /** Puts a schedule's pending occurrence on the timeline and arms the timer; on a refusal, undoes it and throws. */
+  #activate(r) {
+    const tl = this.#tl;
+    if (this.#active.size === 0) this.#offset = tl.clock.offset().low; // no watch ran meanwhile
+    this.#place(r);
+    this.#active.add(r);
+    try {
+      this.#watchOn();
+      tl.sync(true);
+    } catch (e) {
+      this.#active.delete(r);
+      tl.cancel(r.handle);
+      r.handle = 0;
+      this.#watchOff();
+      this.#rearm(); // the callbacks already pending need the timer back
+      throw e;
+    }
+  }
+
+  /** Offers a schedule's pending occurrence at its deadline on the clock (erring late). */
+  #place(r, offset = this.#offset) {
+    r.handle = this.#tl.offer(r, this.#notThisWake(r.due - offset));
+  }
+
+  #cancelSchedule(r) {
+    if (r.state !== "active" && r.state !== "paused") return false;
+    this.#end(r, "cancelled");
+    this.#rearm();
+    return true;
+  }
+
+  #pauseSchedule(r) {
+    if (r.state !== "active") return false;
+    this.#unplace(r);
+    r.state = "paused";
+    this.#rearm();
+    return true;
+  }
+
+  #resumeSchedule(r) {
+    if (r.state !== "paused") return false;
+    this.#tl.open();
+    const first = firstAtOrAfter(r.rule, Date.now());
+    if (first === undefined) {
+      this.#end(r, "ended");
+      return true;
+    }
+    r.due = first;
+    this.#activate(r); // throws, still paused, if the host refuses the timer
+    r.state = "active";
+    return true;
+  }
+
+  /** Takes an active schedule's item off the timeline. */
+  #unplace(r) {
+    if (!this.#active.delete(r)) return;
+    if (r.handle !== 0) this.#tl.cancel(r.handle);
+    r.handle = 0;
+    if (this.#active.size === 0) this.#watchOff();
+  }
+
+  #end(r, state) {
+    if (this.#tl.deadlines !== null) this.#unplace(r);
+    else this.#active.delete(r);
+    this.#schedules.delete(r);
+    r.state = state;
+    r.due = undefined;
+  }
+
+  /** Starts the clocks' watch when it is not running. */
+  #watchOn() {
+    if (this.#watch !== 0) return;
+    const tl = this.#tl;
+    this.#watch = tl.open().addTimeout(tl.clock.now() + WALL_CHECK_MS);
+  }
+
+  #watchOff() {
+    if (this.#watch === 0) return;
+    this.#tl.deadlines?.cancelTimeout(this.#watch);
+    this.#watch = 0;
+  }
+
+  /**
+   * Re-reads the offset between the wall clock and the scheduler's clock; when it moved
+   * (the wall clock stepped, or the clock paused while the machine slept), converts every
+   * active schedule's deadline again.
+   */
+  #checkClocks() {
+    const tl = this.#tl;
+    const d = /** @type {import("./wasm.js").Deadlines} */ (tl.deadlines);
+    const low = tl.clock.offset().low;
+    if (Math.abs(low - this.#offset) <= WALL_STEP_MS) return;
+    this.#offset = low;
+    for (const r of this.#active) {
+      if (r.handle !== 0) d.reschedule(r.handle, this.#notThisWake(r.due - low));
+    }
   }
 
   /** Adds a job; if the host refuses the timer, takes it back out and throws (nothing changed). */
@@ -177,8 +523,17 @@ export class Scheduler {
     // Run what was due when this wake-up began, in order.
     this.#wakeStart = now;
     try {
+      if (d.pollTimeout(now) >= 0) {
+        // The clocks' watch (the only take-timeout). What it converts again to a deadline
+        // already passed runs in the next wake-up, right after this one.
+        this.#watch = 0;
+        this.#checkClocks();
+        if (this.#active.size > 0) this.#watchOn();
+      }
       for (let slot = d.takeDue(now); slot >= 0; slot = d.takeDue(now)) {
-        this.#run(tl.values.take(slot));
+        const job = tl.values.take(slot);
+        if (job instanceof Recurrence) this.#occur(job);
+        else this.#run(job);
         d = tl.deadlines;
         if (d === null) return; // a callback closed the scheduler
       }
@@ -186,6 +541,65 @@ export class Scheduler {
       this.#wakeStart = NaN;
     }
     this.#rearm();
+  }
+
+  /** A schedule's item came due on the clock: run its occurrence if the wall clock agrees, and place the next. */
+  #occur(r) {
+    r.handle = 0;
+    const wall = Date.now();
+    if (wall < r.due) {
+      // Not due by the wall clock: it stepped back (a step beyond WALL_STEP_MS converts
+      // every schedule again), or the offset shrank by less. Convert this one afresh.
+      this.#checkClocks();
+      this.#place(r, Math.min(this.#offset, this.#tl.clock.offset().low));
+      return;
+    }
+    const { run, next } = catchUp(r.rule, r.due, wall, r.catchUp);
+    if (next === undefined) {
+      this.#end(r, "ended");
+    } else {
+      r.due = next;
+      this.#place(r);
+    }
+    if (run !== undefined) this.#runOccurrence(r, run);
+  }
+
+  #runOccurrence(r, due) {
+    if (r.running > 0 && !r.overlap) {
+      r.skipped++;
+      return;
+    }
+    r.runs++;
+    r.lastRun = due;
+    let result;
+    try {
+      result = r.fn(new Date(due));
+    } catch (e) {
+      this.#fail(e);
+      return;
+    }
+    const then = thenOf(result);
+    if (then === null) return;
+    r.running++;
+    let settled = false;
+    const done = () => {
+      if (settled) return;
+      settled = true;
+      r.running--;
+    };
+    try {
+      then.call(
+        result,
+        () => done(),
+        (e) => {
+          done();
+          this.#fail(e);
+        },
+      );
+    } catch (e) {
+      done();
+      this.#fail(e);
+    }
   }
 
   #run(job) {

@@ -26,6 +26,11 @@ export class Slots {
     this.#values[handle & mask] = value;
   }
 
+  /** The value of a live item, by its handle. */
+  named(handle) {
+    return this.#values[handle & mask];
+  }
+
   /** The value of an item cancelled by its handle, forgotten here too. */
   forget(handle) {
     const slot = handle & mask;

@@ -3,11 +3,22 @@
 // Hand-written; tests/types/surface.test.mjs fails when an entry's exports or a class's
 // members differ from what is declared here.
 
+/**
+ * `tarry-queue`: what its browser, Node, Deno and Bun entries export (and the Workers entry,
+ * which adds `DurableDelayQueue`). A `DelayQueue` hands items out in deadline order once
+ * their delay has expired; a `Scheduler` runs callbacks at their deadlines; both keep one
+ * host timer, armed for the earliest deadline that matters. In a browser, `await init()`
+ * once before the first queue; elsewhere the wasm is loaded at import.
+ *
+ * @module tarry-queue
+ */
+
 // `[Symbol.dispose]` and `using`: the lib that declares them, also for projects whose `lib`
 // stops at es2022 and that have no @types/node.
 /// <reference lib="esnext.disposable" />
 
 /**
+ * @internal
  * A global class's instance type where the project's types declare that global (lib "dom",
  * "webworker", @types/node, Deno), and `never` where none does, so that these types compile
  * with `lib: ["es2022"]` alone.
@@ -15,6 +26,7 @@
 type GlobalInstance<Name extends string> = typeof globalThis extends { [K in Name]: { prototype: infer I } }
   ? I
   : never;
+/** @internal */
 type WasmModule = typeof globalThis extends { WebAssembly: { Module: { prototype: infer M } } } ? M : never;
 
 /** An AbortSignal (the DOM's, Node's or Deno's). */
@@ -52,7 +64,7 @@ export declare class ClosedError extends Error {
 
 /**
  * A handle names one offered item: a plain integer in [2^26, 2^53), never reused while its
- * queue lives, and naming nothing in another queue (see the README's handle notes).
+ * queue lives, and naming nothing in another queue (docs/semantics.md, "Handles and ids").
  */
 export type Handle = number;
 
@@ -133,6 +145,7 @@ export interface DelayQueue<T = unknown, Bounded extends boolean = boolean> exte
   readonly remainingCapacity: number;
   /** Whether close() was called. */
   readonly closed: boolean;
+  /** Figures for monitoring: size, waiting takes, the timer (0 or 1 armed), wake-ups, lateness. */
   readonly stats: DelayQueueStats;
   /**
    * Adds `value` due `delayMs` from now (negative: already expired). null when a bounded queue
@@ -185,6 +198,7 @@ export interface DelayQueue<T = unknown, Bounded extends boolean = boolean> exte
   flush(): void;
   /** Rejects waiting takes and puts, disarms the timer, frees the wasm memory. */
   close(): void;
+  /** close(), for `using queue = new DelayQueue()`. */
   [Symbol.dispose](): void;
   /** `for await (const item of queue)`: items as they expire, until close(). */
   [Symbol.asyncIterator](): AsyncIterator<T>;
@@ -233,11 +247,81 @@ export interface SchedulerOptions {
   clock?: () => number;
   /** Gets the error when a callback throws or its promise rejects. Default: console.error. */
   onerror?: ((error: unknown) => void) | null;
+  /**
+   * The `cron` export of `tarry-queue/cron`, which `Scheduler#cron` needs: the cron rules
+   * load apart because they bring croner (about 10 kB gzipped) that pages without cron
+   * should not load.
+   */
+  cron?: ((expression: string, options?: { timezone?: string }) => OccurrenceRule) | null;
+}
+
+/**
+ * The occurrences of a schedule, from its rule alone: `next(after)` is the first
+ * occurrence strictly after `after`, `latest(at)` the last at or before `at` (epoch ms),
+ * undefined when there is none.
+ */
+export interface OccurrenceRule {
+  next(after: number): number | undefined;
+  latest(at: number): number | undefined;
+}
+
+/** Options of Scheduler#every and Scheduler#cron. */
+export interface ScheduleOptions {
+  /**
+   * What runs when the schedule fell behind (the occurrence after the one due was due as
+   * well: the process slept or was stopped, the event loop was blocked): "one" (default)
+   * runs the latest missed occurrence once, for all of them; "all" runs each, in order,
+   * one per wake-up; "none" runs none of them. An occurrence late by less than that runs.
+   */
+  catchUp?: "one" | "all" | "none";
+  /**
+   * false (default): an occurrence that comes due while the previous run's promise is
+   * still pending is skipped and counted (`Schedule#skipped`); true: it runs.
+   */
+  overlap?: boolean;
+  /**
+   * every: the first occurrence (default one period from now; one in the past sets the
+   * phase). cron: no occurrence before it (default now).
+   */
+  start?: number | Date;
+}
+
+/** Options of Scheduler#cron. */
+export interface CronScheduleOptions extends ScheduleOptions {
+  /** The IANA time zone the expression is read in. Default: "UTC". */
+  timezone?: string;
+}
+
+/** A recurring schedule, as Scheduler#every and Scheduler#cron return it. */
+export interface Schedule {
+  /** A name unique in this process. */
+  readonly id: string;
+  /** When the next occurrence is due; undefined when none will run (paused, cancelled or ended). */
+  nextRun(): Date | undefined;
+  /** "ended": the rule has no more occurrences, or the scheduler was closed. */
+  readonly state: "active" | "paused" | "cancelled" | "ended";
+  /** Occurrences run so far. */
+  readonly runs: number;
+  /** Occurrences skipped because the previous run was still running (overlap: false). */
+  readonly skipped: number;
+  /** The due time of the latest occurrence run. */
+  readonly lastRun: Date | undefined;
+  /** Stops it for good (a run in progress finishes); false when it was cancelled or ended. */
+  cancel(): boolean;
+  /** Stops running occurrences until resume(); false when it was not active. */
+  pause(): boolean;
+  /** Runs again from the first occurrence at or after now; false when it was not paused. */
+  resume(): boolean;
+  readonly [Symbol.toStringTag]: string;
 }
 
 /**
  * Runs callbacks once at their deadlines, in deadline order (FIFO among ties), with one
- * host timer for all of them. A failing callback does not stop the others.
+ * host timer for all of them: `setTimeout` with O(log n) cancel and reschedule by handle.
+ * A failing callback does not stop the others: its error goes to `onerror`. One wake-up
+ * runs the callbacks that were due when it began; one scheduled meanwhile, even at delay 0,
+ * waits for the next wake-up. Pending callbacks keep a Node or Deno process running, as a
+ * pending `setTimeout` does, unless `keepAlive: false`.
  */
 export declare class Scheduler {
   constructor(options?: SchedulerOptions);
@@ -245,12 +329,25 @@ export declare class Scheduler {
   onerror: ((error: unknown) => void) | null;
   /** Callbacks waiting to run. */
   readonly size: number;
+  /** Whether close() was called. */
   readonly closed: boolean;
+  /** Figures for monitoring, as a DelayQueue's; `delivered` counts callbacks run. */
   readonly stats: DelayQueueStats;
   /** Runs `fn(...args)` once, `delayMs` from now. */
   schedule<A extends unknown[]>(fn: (...args: A) => unknown, delayMs: number, ...args: A): Handle;
   /** Runs `fn(...args)` once at a wall-clock time (epoch ms or Date). */
   scheduleAt<A extends unknown[]>(fn: (...args: A) => unknown, deadline: number | Date, ...args: A): Handle;
+  /**
+   * Runs `fn(due)` at a fixed rate, on the scheduler's one timer: occurrence k is due at
+   * start + k·periodMs (a whole number of ms), never drifting with the time runs take.
+   */
+  every(periodMs: number, fn: (due: Date) => unknown, options?: ScheduleOptions): Schedule;
+  /**
+   * Runs `fn(due)` at the occurrences of a cron expression (five fields, or six with
+   * seconds first) in `timezone` (IANA, default "UTC"), with Vixie cron's rule at
+   * daylight-saving changes. Needs `new Scheduler({ cron })`, `cron` from tarry-queue/cron.
+   */
+  cron(expression: string, fn: (due: Date) => unknown, options?: CronScheduleOptions): Schedule;
   /** Forgets a pending callback; false when the handle names none. */
   cancel(handle: Handle): boolean;
   /** Moves a pending callback to `delayMs` from now; false when the handle names none. */
@@ -259,6 +356,7 @@ export declare class Scheduler {
   delayOf(handle: Handle): number | undefined;
   /** Drops every pending callback and disarms the timer. */
   close(): void;
+  /** close(), for `using scheduler = new Scheduler()`. */
   [Symbol.dispose](): void;
   readonly [Symbol.toStringTag]: string;
 }

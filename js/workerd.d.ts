@@ -3,6 +3,15 @@
 // "tarry-queue" when the project's tsconfig says `"customConditions": ["workerd"]`, as
 // wrangler's bundler resolves it.
 
+/**
+ * `tarry-queue` as Cloudflare Workers resolve it (the `workerd` export condition): everything
+ * the other entries export, and `DurableDelayQueue`, a delay queue kept in a Durable Object's
+ * storage whose one timer is the object's alarm. TypeScript picks these types when a
+ * project's tsconfig has `"customConditions": ["workerd"]`.
+ *
+ * @module workerd
+ */
+
 export * from "./tarry.js";
 
 /** The writes DurableDelayQueue makes inside one `storage.transaction()`: all or none. */
@@ -40,6 +49,7 @@ export declare class DurableDelayQueue<T = unknown> {
   private constructor();
   /** Reads the queue back from storage and sets the alarm for its head; call in blockConcurrencyWhile. */
   static open<T = unknown>(storage: DurableQueueStorage, options?: { prefix?: string }): Promise<DurableDelayQueue<T>>;
+  /** Items in the queue, due or not (read from memory, which holds what storage holds). */
   readonly size: number;
   /**
    * Adds `value` due `delayMs` from now; resolves to its id once stored. Rejects with a

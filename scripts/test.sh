@@ -37,12 +37,13 @@ if ! $quick; then
   limit 1200 bash scripts/build-component.sh  # the WebAssembly component (adds the wasm32-wasip2 target when missing)
   limit 1200 bash scripts/setup-browser.sh    # Debian's chromium and chromium-driver (when missing)
   limit 900 bash scripts/setup-consumers.sh   # tests/{types,bundlers,fake-timers}: their tools, each from its own lockfile
+  limit 300 bash scripts/setup-docs.sh        # scripts/docs: TypeDoc, for the API reference in docs/api/
 fi
 # wasm-bindgen-test-runner runs tests/browser.rs in Chromium through chromedriver
 # (Chromium's arguments: webdriver.json).
 export CHROMEDRIVER="${CHROMEDRIVER:-/usr/bin/chromedriver}"
 
-step "style: cargo fmt, clippy (native and wasm32), Biome (format and lint of the JS), luacheck (the Redis scripts)"
+step "style: cargo fmt, clippy (native and wasm32), Biome (format and lint of the JS), luacheck (the Redis scripts), the docs' lint"
 limit 600 bash scripts/lint.sh
 
 step "types: tsc --checkJs over js/ against the binding's generated types; the public .d.ts against the JS, signature by signature"
@@ -63,8 +64,11 @@ limit 1200 cargo test --target wasm32-unknown-unknown --lib --tests
 step "benchmark smoke run (tiny N: every implementation, workload and runtime runs; order verified, no early delivery)"
 limit 300 node bench/run.mjs --smoke
 
-step "JS tests against the built package (node:test)"
+step "JS tests against the built package (node:test), and the docs' node blocks"
 limit 600 node "${node_test[@]}" tests/js/*.test.mjs
+
+step "docs: the lint's own tests, docs/api/ current with the .d.ts files (TypeDoc), quoted figures current with the results"
+limit 300 node "${node_test[@]}" tests/docs/*.test.mjs
 
 step "fuzzers, short seeded runs: the JS face against its model, the snapshot decoder (npm run fuzz: minutes, random seeds)"
 limit 300 node "${node_test[@]}" tests/fuzz/fuzz.test.mjs
@@ -77,7 +81,7 @@ limit 300 node "${node_test[@]}" tests/fake-timers/sinon.test.mjs tests/fake-tim
 (cd tests/fake-timers && limit 300 node --experimental-vm-modules node_modules/jest/bin/jest.js --ci jest.test.mjs)
 (cd tests/fake-timers && limit 300 "../../$node24" node_modules/vitest/vitest.mjs run vitest.test.mjs)
 
-step "browser tests in headless Chromium: the demo, hidden tabs, a worker (playwright-core, node:test)"
+step "browser tests in headless Chromium: the demo, hidden tabs, a worker, the docs' browser blocks (playwright-core, node:test)"
 limit 600 node "${node_test[@]}" tests/browser/
 
 step "JS tests again under Node 24 ($($node24 --version), from the node24 devDependency)"

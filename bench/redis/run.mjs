@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// tarry-queue/redis against BullMQ's delayed jobs (issue 11): same Redis (a private
+// tarry-queue/redis against BullMQ's delayed jobs: same Redis (a private
 // redis-server, default settings), same run, every measurement in fresh processes
 // (bench/redis/child.mjs), the two interleaved over rounds (their order rotating), medians.
 //
@@ -7,13 +7,17 @@
 //   node bench/redis/run.mjs --rounds R   options: --rounds R, --no-defaults (skips BullMQ's
 //                                         recovery with its default 30 s locks, about a minute)
 //
-// Writes bench/redis/results.json (every sample) and bench/redis/results.md (the table).
+//   node bench/redis/run.mjs --render     bench/redis/results.md again from results.json
+//
+// Writes bench/redis/results.json (every sample, and the run's settings and machine) and
+// bench/redis/results.md (bench/redis/report.mjs).
 
 import { execFileSync, fork } from "node:child_process";
-import { writeFileSync } from "node:fs";
+import { readFileSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import { fileURLToPath } from "node:url";
 import { startRedis } from "../../tests/redis/redis-server.mjs";
+import { render, summarise } from "./report.mjs";
 
 const here = (p) => fileURLToPath(new URL(p, import.meta.url));
 const argv = process.argv.slice(2);
@@ -30,13 +34,28 @@ const N = 10_000;
 const LEASE = 5000; // tarry's visibilityTimeout; BullMQ's lockDuration and stalledInterval in the fair recovery run
 
 const log = (...a) => process.stderr.write(`[bench:redis] ${a.join(" ")}\n`);
-const median = (xs) => {
-  const s = xs.filter((x) => Number.isFinite(x)).sort((a, b) => a - b);
-  if (!s.length) return null;
-  return s.length % 2 ? s[s.length >> 1] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
-};
 const rotate = (xs, k) => xs.map((_, i) => xs[(i + k) % xs.length]);
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+
+/** bench/redis/results.md from a run, formatted as the linter wants it (it is kept in the repository). */
+function writePage(meta, results) {
+  const page = render({ meta, results });
+  writeFileSync(here("./results.md"), page);
+  execFileSync(
+    here("../../node_modules/.bin/biome"),
+    ["format", "--write", here("./results.json"), here("./results.md")],
+    {
+      stdio: "ignore",
+    },
+  );
+  console.log(page);
+}
+
+if (argv.includes("--render")) {
+  const { meta, results } = JSON.parse(readFileSync(here("./results.json"), "utf8"));
+  writePage(meta, results);
+  process.exit(0);
+}
 
 const redis = await startRedis();
 let serial = 0;
@@ -187,147 +206,25 @@ for (let r = 0; r < rounds; r++) {
 if (withDefaults) results.recovery["bullmq-defaults"].push(await recovery("bullmq", {}));
 await redis.stop();
 
-// --- the table ----------------------------------------------------------------------------
+// --- the page ------------------------------------------------------------------------------
 
-const fmt = (x) =>
-  x == null
-    ? "–"
-    : x >= 1e6
-      ? `${(x / 1e6).toPrecision(3)}M`
-      : x >= 1e3
-        ? `${(x / 1e3).toPrecision(3)}k`
-        : x.toPrecision(3);
-const ms = (x) => (x == null ? "–" : `${x.toFixed(x < 10 ? 2 : 1)} ms`);
-const s = (x) => (x == null ? "not within 120 s" : `${(x / 1000).toFixed(2)} s`);
-const ping = median(results.ping.tarry);
-// Each add process also timed PINGs on its own connection, in alternating blocks: the ratio
-// within a process is what the machine's noise disturbs least.
-const perPing = median(results.ping.tarry.map((p, i) => p / results.adds["add-serial"].tarry[i]));
-const lines = [];
-const add = (l) => lines.push(l);
-add("| workload | tarry-queue/redis | BullMQ 6.7 | tarry ÷ BullMQ |");
-add("| --- | ---: | ---: | ---: |");
-add(
-  `| bare PING on the same connection, awaited one at a time (the floor of one awaited call), round trips/s | ${fmt(ping)} | ${fmt(median(results.ping.bullmq))} | |`,
-);
-const addNames = {
-  "add-serial": "add, one awaited call at a time",
-  "add-concurrent": `add, ${N} concurrent calls from one process`,
-  "add-bulk": "add, bulk (offerMany / addBulk, 500 per call)",
+const meta = {
+  command: `npm run bench -- --redis${argv.length ? ` ${argv.join(" ")}` : ""}`,
+  date: new Date().toISOString(),
+  seconds: Math.round((Date.now() - started) / 1000),
+  commit: execFileSync("git", ["rev-parse", "--short", "HEAD"], { encoding: "utf8" }).trim(),
+  redis: execFileSync("redis-server", ["--version"], { encoding: "utf8" }).match(/v=(\S+)/)[1],
+  node: process.version,
+  cpu: os.cpus()[0].model.trim(),
+  cores: os.cpus().length,
+  load,
+  rounds,
+  withDefaults,
+  n: N,
+  workers: WORKERS,
+  concurrency: CONCURRENCY,
+  lease: LEASE,
 };
-const summary = { ping };
-for (const [task, label] of Object.entries(addNames)) {
-  const t = median(results.adds[task].tarry);
-  const b = median(results.adds[task].bullmq);
-  summary[task] = { tarry: t, bullmq: b };
-  add(`| ${label}, adds/s | ${fmt(t)} | ${fmt(b)} | ×${(t / b).toFixed(2)} |`);
-}
-const stat = (samples, key) => median(samples.map((x) => x[key]));
-for (const w of WORKERS) {
-  const t = results.delivery[`burst ${w}`].tarry;
-  const b = results.delivery[`burst ${w}`].bullmq;
-  summary[`burst ${w}`] = { tarry: stat(t, "perSec"), bullmq: stat(b, "perSec") };
-  add(
-    `| deliveries/s, ${N} items due at one instant, ${w} worker process${w > 1 ? "es" : ""} × ${CONCURRENCY} | ${fmt(stat(t, "perSec"))} | ${fmt(stat(b, "perSec"))} | ×${(stat(t, "perSec") / stat(b, "perSec")).toFixed(2)} |`,
-  );
-}
-for (const w of WORKERS) {
-  const t = results.delivery[`spread ${w}`].tarry;
-  const b = results.delivery[`spread ${w}`].bullmq;
-  summary[`spread ${w}`] = { tarry: stat(t, "p99"), bullmq: stat(b, "p99") };
-  add(
-    `| lateness p50 / p99 / max, ${N} items due over 1–5 s, ${w} worker process${w > 1 ? "es" : ""} | ${ms(stat(t, "p50"))} / ${ms(stat(t, "p99"))} / ${ms(stat(t, "max"))} | ${ms(stat(b, "p50"))} / ${ms(stat(b, "p99"))} / ${ms(stat(b, "max"))} | |`,
-  );
-}
-for (const w of WORKERS) {
-  const t = results.delivery[`spread ${w}`].tarry;
-  const b = results.delivery[`spread ${w}`].bullmq;
-  const cpu = (xs) => `${stat(xs, "workerCpuUs").toFixed(0)} µs / ${stat(xs, "redisCpuUs").toFixed(0)} µs`;
-  add(
-    `| CPU per delivered item: worker processes / Redis (adds included), spread, ${w} worker${w > 1 ? "s" : ""} | ${cpu(t)} | ${cpu(b)} | |`,
-  );
-}
-const runs = Object.values(results.delivery).flatMap((d) =>
-  Object.entries(d).flatMap(([impl, xs]) => xs.map((x) => ({ impl, ...x }))),
-);
-for (const key of ["early", "lost", "twice"]) {
-  const of = (impl) => runs.filter((x) => x.impl === impl).reduce((n, x) => n + x[key], 0);
-  summary[key] = { tarry: of("tarry"), bullmq: of("bullmq") };
-}
-add(
-  `| delivered early / lost / delivered twice, all delivery runs (${runs.length / 2} each) | ${summary.early.tarry} / ${summary.lost.tarry} / ${summary.twice.tarry} | ${summary.early.bullmq} / ${summary.lost.bullmq} / ${summary.twice.bullmq} | |`,
-);
-const rec = { tarry: median(results.recovery.tarry), bullmq: median(results.recovery.bullmq) };
-summary.recovery = { ...rec, bullmqDefaults: results.recovery["bullmq-defaults"][0] };
-add(
-  `| kill -9 of a worker holding 20 items: all 20 with another worker after (lease ${LEASE / 1000} s: visibilityTimeout / lockDuration + stalledInterval) | ${s(rec.tarry)} | ${s(rec.bullmq)} | |`,
-);
-if (withDefaults)
-  add(
-    `| the same, BullMQ with its defaults (lockDuration 30 s, stalledInterval 30 s) | | ${s(summary.recovery.bullmqDefaults)} | |`,
-  );
-
-const p99s = WORKERS.map((w) => summary[`spread ${w}`].tarry);
-const targets = [
-  [
-    "one awaited add ≥ 1.5× BullMQ's",
-    summary["add-serial"].tarry / summary["add-serial"].bullmq >= 1.5,
-    `×${(summary["add-serial"].tarry / summary["add-serial"].bullmq).toFixed(2)}`,
-  ],
-  [
-    "one awaited add within 1.5× of the bare round trip",
-    perPing <= 1.5,
-    `a PING round trip is ×${perPing.toFixed(2)} as fast (median of the per-process ratios; ${fmt(summary["add-serial"].tarry)}/s vs ${fmt(ping)}/s)`,
-  ],
-  [
-    "concurrent adds ≥ 2× BullMQ's",
-    summary["add-concurrent"].tarry / summary["add-concurrent"].bullmq >= 2,
-    `×${(summary["add-concurrent"].tarry / summary["add-concurrent"].bullmq).toFixed(2)}`,
-  ],
-  [
-    "bulk adds ≥ 2× BullMQ's",
-    summary["add-bulk"].tarry / summary["add-bulk"].bullmq >= 2,
-    `×${(summary["add-bulk"].tarry / summary["add-bulk"].bullmq).toFixed(2)}`,
-  ],
-  [
-    "lateness p99 ≤ 5 ms with 1, 2 and 4 workers (medians of runs)",
-    p99s.every((x) => x <= 5),
-    p99s.map((x) => ms(x)).join(", "),
-  ],
-  [
-    "0 early, 0 lost, 0 completed twice",
-    summary.early.tarry + summary.lost.tarry + summary.twice.tarry === 0,
-    `${summary.early.tarry} / ${summary.lost.tarry} / ${summary.twice.tarry}`,
-  ],
-  [
-    "in-flight items back within the visibility timeout + 1 s",
-    rec.tarry != null && rec.tarry <= LEASE + 1000,
-    s(rec.tarry),
-  ],
-];
-const loads = `load average (1 min) ${Math.min(...load).toFixed(2)}–${Math.max(...load).toFixed(2)} during the run`;
-const md = [
-  ...lines,
-  "",
-  `- Redis ${execFileSync("redis-server", ["--version"], { encoding: "utf8" }).match(/v=(\S+)/)[1]} (a private redis-server, default settings, no persistence), Node ${process.version}, ${os.cpus()[0].model.trim()} × ${os.cpus().length}; ${loads}.`,
-  `- Medians of ${rounds} interleaved rounds, each measurement in fresh processes; ioredis with auto-pipelining for both libraries; ${CONCURRENCY} concurrent handlers per worker process for both. Lateness = delivery time minus (time before the add call + delay), on each process's clock (one machine).`,
-  `- ${Math.round((Date.now() - started) / 1000)} s in all.`,
-  "",
-  "Targets of issue 11:",
-  "",
-  ...targets.map(([what, met, got]) => `- ${met ? "met" : "**not met**"}: ${what}: ${got}`),
-];
-writeFileSync(
-  here("./results.json"),
-  `${JSON.stringify({ date: new Date().toISOString(), load, results, summary }, null, 1)}\n`,
-);
-writeFileSync(here("./results.md"), `${md.join("\n")}\n`);
-// Kept in the repository, so formatted as the linter wants it.
-execFileSync(
-  here("../../node_modules/.bin/biome"),
-  ["format", "--write", here("./results.json"), here("./results.md")],
-  {
-    stdio: "ignore",
-  },
-);
-console.log(md.join("\n"));
+const { summary } = summarise({ meta, results });
+writeFileSync(here("./results.json"), `${JSON.stringify({ meta, results, summary }, null, 1)}\n`);
+writePage(meta, results);

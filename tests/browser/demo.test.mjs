@@ -177,7 +177,7 @@ test("10,000 orders: the page stays responsive, one timer serves them all, none 
   assert.equal(stats.delivered, counts.timeout, "queue.stats counts every timeout the consumer took");
   assert.ok(stats.latenessMax < 2000, `lateness up to ${stats.latenessMax} ms`);
 
-  // The screenshot: a test artifact, and (UPDATE_SCREENSHOT=1) the README's picture.
+  // The screenshot: a test artifact, and (UPDATE_SCREENSHOT=1) the picture in docs/browser.md.
   const png = artifact("demo.png");
   await page.screenshot({ path: png });
   if (process.env.UPDATE_SCREENSHOT === "1")

@@ -6,6 +6,7 @@ Time is real here; "never early" is asserted exactly against the host's monotoni
 (the one the component reads through wasi:clocks), lateness with wide margins.
 """
 
+import json
 import re
 import subprocess
 import sys
@@ -17,6 +18,19 @@ from wasmtime import Engine, Store, WasiConfig
 from wasmtime.component import Component, Linker, Record, ResourceAny, Variant
 
 ROOT = Path(__file__).resolve().parents[2]
+
+
+def docs_blocks(runner):
+    """The code blocks of README.md and docs/ run by `runner`, from scripts/docs/blocks.mjs."""
+    out = subprocess.run(
+        ["node", str(ROOT / "scripts" / "docs" / "blocks.mjs"), runner],
+        capture_output=True,
+        text=True,
+        check=True,
+        timeout=60,
+    )
+    return json.loads(out.stdout)
+
 WASM = ROOT / "target" / "wasm-component" / "tarry.wasm"
 INTERFACE = "tarry:queue/queue@0.1.0"
 LATE_MS = 1000  # generous: the machine is shared
@@ -235,28 +249,30 @@ class ComponentInWasmtime(unittest.TestCase):
         self.assertEqual(caught.exception.args[0], 2)
         self.assertEqual(q.len(), 2)
 
-    def test_readme_wit_functions_are_those_of_wit_tarry_wit(self):
-        readme = (ROOT / "README.md").read_text()
-        block = re.search(r"```wit\n(.*?)```", readme, re.S)
-        self.assertIsNotNone(block, "README.md has no ```wit block")
+    def test_docs_wit_blocks_list_the_functions_of_wit_tarry_wit(self):
+        blocks = docs_blocks("wit")
+        self.assertGreaterEqual(len(blocks), 1, "the docs have no ```wit wit block")
 
         def funcs(text):
             return [line.strip() for line in text.splitlines() if re.search(r"\b(func|constructor)\(", line)]
 
         wit = funcs((ROOT / "wit" / "tarry.wit").read_text())
         self.assertEqual(len(wit), 17)
-        self.assertEqual(funcs(block[1]), wit)
+        for block in blocks:
+            with self.subTest(block["where"]):
+                self.assertEqual(funcs(block["code"]), wit)
 
-    def test_readme_python_example_runs_as_written(self):
-        readme = (ROOT / "README.md").read_text()
-        code = re.search(r"```python component\n(.*?)```", readme, re.S)
-        expected = re.search(r"```text component-output\n(.*?)```", readme, re.S)
-        self.assertIsNotNone(code, "README.md has no ```python component block")
-        self.assertIsNotNone(expected, "README.md has no ```text component-output block")
-        run = subprocess.run([sys.executable, "-c", code[1]], cwd=ROOT, capture_output=True, text=True, timeout=60)
-        self.assertEqual(run.returncode, 0, run.stderr)
-        self.assertEqual(run.stdout, expected[1])
-
+    def test_docs_python_blocks_run_as_written(self):
+        blocks = docs_blocks("component")
+        self.assertGreaterEqual(len(blocks), 1, "the docs have no ```python component block")
+        for block in blocks:
+            with self.subTest(block["where"]):
+                run = subprocess.run(
+                    [sys.executable, "-c", block["code"]], cwd=ROOT, capture_output=True, text=True, timeout=60
+                )
+                self.assertEqual(run.returncode, 0, f"{block['where']}: {run.stderr}")
+                if "output" in block:
+                    self.assertEqual(run.stdout, block["output"], block["where"])
 
 if __name__ == "__main__":
     unittest.main()

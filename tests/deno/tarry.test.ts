@@ -1,15 +1,13 @@
 // tarry under Deno, imported by its package name (Deno resolves "tarry-queue" through
 // package.json's `exports`, "deno" condition: js/deno.js). The same essentials as the Node
 // tests: order, FIFO ties, take with timeout and abort, cancel, one host timer,
-// keepAlive: false (Deno.unrefTimer), the Scheduler, snapshots through localStorage, and
-// the README's Deno and browser examples. Deno's sanitizers also fail any test that leaves
+// keepAlive: false (Deno.unrefTimer), the Scheduler and snapshots through localStorage (the
+// docs' Deno examples run in docs.test.ts). Deno's sanitizers also fail any test that leaves
 // a timer behind.
 //
 //   deno test --allow-read --allow-run --allow-write --allow-env tests/deno/
 import { assert, assertEquals, assertRejects, assertThrows } from "./assert.ts";
 import { DelayQueue, Scheduler } from "tarry-queue";
-// The README reader the Node and workerd tests use (Deno runs its node: imports).
-import { readmeExample } from "../readme.mjs";
 
 const root = new URL("../../", import.meta.url);
 const now = () => performance.now();
@@ -187,46 +185,4 @@ Deno.test("snapshot round trip through localStorage", async () => {
     TypeError,
     /unsupported snapshot version 9/,
   );
-});
-
-/**
- * Runs README code as a user's project would: in a folder whose node_modules/tarry-queue is this
- * package (Deno's "bring your own node_modules"), so `npm:tarry-queue` resolves through exports.
- */
-async function runInProject(file: string, code: string, args: string[]) {
-  const dir = await Deno.makeTempDir();
-  try {
-    await Deno.mkdir(`${dir}/node_modules`);
-    await Deno.symlink(new URL(".", root).pathname, `${dir}/node_modules/tarry-queue`);
-    await Deno.writeTextFile(
-      `${dir}/package.json`,
-      JSON.stringify({ type: "module", dependencies: { "tarry-queue": "*" } }),
-    );
-    await Deno.writeTextFile(`${dir}/deno.json`, JSON.stringify({ nodeModulesDir: "manual" }));
-    await Deno.writeTextFile(`${dir}/${file}`, code);
-    return await deno(["run", ...args, file], dir);
-  } finally {
-    await Deno.remove(dir, { recursive: true });
-  }
-}
-
-Deno.test("README: the Deno example runs as written", async () => {
-  const code = readmeExample("ts", "deno");
-  const r = await runInProject("main.ts", code, ["--allow-read"]);
-  assertEquals(r.code, 0, r.stderr);
-  assertEquals(r.stdout, readmeExample("text", "deno-output"));
-});
-
-Deno.test("README: the browser example's module runs (in Deno: fetch of file: URLs, localStorage)", async () => {
-  const html = readmeExample("html", "browser");
-  const map = html.match(/<script type="importmap">([\s\S]*?)<\/script>/);
-  const module = html.match(/<script type="module">([\s\S]*?)<\/script>/);
-  assert(map && module, "the browser example has an import map and a module script");
-  // The page's import map, as Deno reads one; node_modules/tarry-queue is this package.
-  const r = await runInProject("main.js", module[1], [
-    "--allow-read",
-    `--import-map=${`data:application/json,${encodeURIComponent(map[1])}`}`,
-  ]);
-  assertEquals(r.code, 0, r.stderr);
-  assertEquals(r.stdout, readmeExample("text", "browser-output"));
 });

@@ -1,10 +1,10 @@
 // node:test's mock.timers fakes setTimeout and Date but not performance.now(): a queue
-// follows it when handed `clock: () => Date.now()`. README.md's example of it runs here too.
+// follows it when handed `clock: () => Date.now()`. The docs' node:test examples run here too.
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
 import { rmSync, writeFileSync } from "node:fs";
-import { readmeExample } from "../readme.mjs";
+import { blocksFor } from "../../scripts/docs/blocks.mjs";
 import { takesFollowFakeTime } from "./scenario.mjs";
 
 test("node:test mock.timers: take() follows mock.timers.tick() with { clock: () => Date.now() }", async (t) => {
@@ -12,17 +12,32 @@ test("node:test mock.timers: take() follows mock.timers.tick() with { clock: () 
   await takesFollowFakeTime((ms) => t.mock.timers.tick(ms), { clock: () => Date.now() });
 });
 
-test("README: the fake-time example runs as written and passes", () => {
-  // Inside the package, so that "tarry-queue" resolves to it.
-  const file = new URL("./readme-example.tmp.mjs", import.meta.url);
-  writeFileSync(file, readmeExample("js", "fake-time"));
-  try {
-    const env = { ...process.env };
-    delete env.NODE_TEST_CONTEXT; // a test run of its own, not a child of this one
-    const r = spawnSync(process.execPath, ["--test", "--test-reporter=tap", file.pathname], { encoding: "utf8", env });
-    assert.equal(r.status, 0, r.stdout + r.stderr);
-    assert.match(r.stdout, /# pass 1/);
-  } finally {
-    rmSync(file, { force: true });
-  }
+// Every ```js node-test block of README.md and docs/ (scripts/docs/blocks.mjs): a node:test
+// file, run as written with `node --test` from inside this folder, so that "tarry-queue" and
+// the fake-timer libraries resolve; every test in it must pass.
+const blocks = blocksFor("node-test");
+
+test("the docs have node-test blocks", () => {
+  assert.ok(blocks.length >= 2, `${blocks.length} node-test blocks`);
+});
+
+blocks.forEach((b, i) => {
+  test(`${b.where}: its tests pass`, () => {
+    const file = new URL(`./docs-example-${i}.tmp.mjs`, import.meta.url);
+    writeFileSync(file, b.code);
+    try {
+      const env = { ...process.env };
+      delete env.NODE_TEST_CONTEXT; // a test run of its own, not a child of this one
+      const r = spawnSync(process.execPath, ["--test", "--test-reporter=tap", file.pathname], {
+        encoding: "utf8",
+        env,
+        timeout: 60_000,
+      });
+      assert.equal(r.status, 0, `${b.where}:\n${r.stdout}${r.stderr}`);
+      assert.match(r.stdout, /# pass [1-9]/, `${b.where}: no test ran`);
+      assert.match(r.stdout, /# fail 0/);
+    } finally {
+      rmSync(file, { force: true });
+    }
+  });
 });

@@ -1,5 +1,5 @@
 // The hand-written types against the JS, mechanically, for every key of package.json's
-// `exports` that has code ("." under each runtime condition, "./redis"): the values an entry
+// `exports` that has code ("." under each runtime condition, "./redis", "./cron"): the values an entry
 // exports must be the values its types declare (as TypeScript resolves them), each exported
 // class must have the same members, instance and static, in both, and each member the same
 // signature: a method on both sides or a property on both, the same parameters (the JS takes
@@ -90,7 +90,9 @@ const entries = Object.entries(pkg.exports["."]).filter(([condition]) => conditi
 /** Every entry with code: { key, condition, entry, specifier (what a user imports) }. */
 const checked = [
   ...entries.map(([condition, entry]) => ({ key: ".", condition, entry, specifier: "tarry-queue" })),
-  { key: "./redis", condition: "default", entry: pkg.exports["./redis"].default, specifier: "tarry-queue/redis" },
+  ...Object.entries(pkg.exports)
+    .filter(([key, e]) => key !== "." && typeof e === "object" && e.default?.endsWith(".js"))
+    .map(([key, e]) => ({ key, condition: "default", entry: e.default, specifier: `tarry-queue/${key.slice(2)}` })),
 ];
 
 // One program reads every entry's JS.

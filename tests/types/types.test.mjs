@@ -39,7 +39,7 @@ const resolutions = {
   node16: { module: "node16", moduleResolution: "node16" },
   nodenext: { module: "nodenext", moduleResolution: "nodenext" },
 };
-const everywhere = ["main.ts", "readme.ts", "readme-node.ts", "not-workerd.ts"];
+const everywhere = ["main.ts", "readme.ts", "readme-node.ts", "not-workerd.ts", "schedules.ts"];
 const projects = {
   "lib dom": { lib: ["es2022", "dom"], types: [], files: [...everywhere, "dom.ts"] },
   "@types/node": { lib: ["es2022"], types: ["node"], typeRoots: [join(tools, "@types")], files: everywhere },
@@ -104,6 +104,7 @@ test("@arethetypeswrong/cli finds no problem but CommonJS require() of ESM, whic
       ".": "/node_modules/tarry-queue/js/tarry.d.ts",
       "./tarry_bg.wasm": "/node_modules/tarry-queue/tarry_bg.wasm.d.ts",
       "./redis": "/node_modules/tarry-queue/js/redis.d.ts",
+      "./cron": "/node_modules/tarry-queue/js/cron.d.ts",
       "./package.json": "/node_modules/tarry-queue/package.json",
     },
   );

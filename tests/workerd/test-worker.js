@@ -1,4 +1,4 @@
-// The worker the workerd test runs: README.md's Cloudflare Workers example (module
+// The worker the workerd test runs: docs/workers.md's reminders example (module
 // "example.js", written out by the test with `tarry-queue` resolved as a bundler would), plus a
 // few routes only the test needs: evict the object, count its constructions, carry a
 // DelayQueue snapshot through Durable Object storage, offer what workerd refuses, make a

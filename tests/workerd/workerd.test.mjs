@@ -3,12 +3,13 @@
 //
 //   node_modules/node24/bin/node --test tests/workerd/
 //
-// The worker is README.md's Cloudflare Workers example, with `tarry-queue` resolved the way a
-// bundler resolves it (package.json `exports`, condition "workerd") and the package's files
-// as modules (the wasm as a compiled WebAssembly module, as Workers require).
+// The worker is docs/workers.md's reminders example (```js worker name=reminders), with
+// `tarry-queue` resolved the way a bundler resolves it (package.json `exports`, condition
+// "workerd") and the package's files as modules (the wasm as a compiled WebAssembly module,
+// as Workers require).
 import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
-import { readmeExample } from "../readme.mjs";
+import { blocksFor } from "../../scripts/docs/blocks.mjs";
 import { mkdtempSync, readFileSync, readdirSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, relative } from "node:path";
@@ -31,7 +32,9 @@ function modules() {
   const pkg = JSON.parse(readFileSync(join(root, "package.json"), "utf8"));
   const entry = pkg.exports["."].workerd; // what wrangler's bundler picks for "tarry-queue"
   assert.equal(entry, "./js/workerd.js");
-  const example = readmeExample("js", "worker").replaceAll('from "tarry-queue"', `from ${JSON.stringify(entry)}`);
+  const block = blocksFor("worker").find((b) => b.name === "reminders");
+  assert.ok(block, "the docs have a ```js worker name=reminders block");
+  const example = block.code.replaceAll('from "tarry-queue"', `from ${JSON.stringify(entry)}`);
   const mods = [
     {
       type: "ESModule",

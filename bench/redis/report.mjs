@@ -1,0 +1,160 @@
+// The page of bench/redis/results.json: bench/redis/results.md, the table of tarry-queue/redis
+// against BullMQ with the command that made it, the machine, the date, how to read it, and
+// each target met or not. bench/redis/run.mjs writes both after a run; `node
+// bench/redis/run.mjs --render` writes the page again from the JSON.
+
+const median = (xs) => {
+  const s = xs.filter((x) => Number.isFinite(x)).sort((a, b) => a - b);
+  if (!s.length) return null;
+  return s.length % 2 ? s[s.length >> 1] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
+};
+
+export const fmt = (x) =>
+  x == null
+    ? "–"
+    : x >= 1e6
+      ? `${(x / 1e6).toPrecision(3)}M`
+      : x >= 1e3
+        ? `${(x / 1e3).toPrecision(3)}k`
+        : x.toPrecision(3);
+export const ms = (x) => (x == null ? "–" : `${x.toFixed(x < 10 ? 2 : 1)} ms`);
+const s = (x) => (x == null ? "not within 120 s" : `${(x / 1000).toFixed(2)} s`);
+
+/**
+ * The table's rows, the medians behind them (`summary`) and the targets, from a run's
+ * samples and its settings (`meta`: n, workers, concurrency, lease, withDefaults).
+ */
+export function summarise({ meta, results }) {
+  const { n: N, workers: WORKERS, concurrency: CONCURRENCY, lease: LEASE, withDefaults } = meta;
+  const lines = [];
+  const add = (l) => lines.push(l);
+
+  const ping = median(results.ping.tarry);
+  // Each add process also timed PINGs on its own connection, in alternating blocks: the ratio
+  // within a process is what the machine's noise disturbs least.
+  const perPing = median(results.ping.tarry.map((p, i) => p / results.adds["add-serial"].tarry[i]));
+  add("| workload | tarry-queue/redis | BullMQ 6.7 | tarry ÷ BullMQ |");
+  add("| --- | ---: | ---: | ---: |");
+  add(
+    `| bare PING on the same connection, awaited one at a time (the floor of one awaited call), round trips/s | ${fmt(ping)} | ${fmt(median(results.ping.bullmq))} | |`,
+  );
+  const addNames = {
+    "add-serial": "add, one awaited call at a time",
+    "add-concurrent": `add, ${N} concurrent calls from one process`,
+    "add-bulk": "add, bulk (offerMany / addBulk, 500 per call)",
+  };
+  const summary = { ping };
+  for (const [task, label] of Object.entries(addNames)) {
+    const t = median(results.adds[task].tarry);
+    const b = median(results.adds[task].bullmq);
+    summary[task] = { tarry: t, bullmq: b };
+    add(`| ${label}, adds/s | ${fmt(t)} | ${fmt(b)} | ×${(t / b).toFixed(2)} |`);
+  }
+  const stat = (samples, key) => median(samples.map((x) => x[key]));
+  for (const w of WORKERS) {
+    const t = results.delivery[`burst ${w}`].tarry;
+    const b = results.delivery[`burst ${w}`].bullmq;
+    summary[`burst ${w}`] = { tarry: stat(t, "perSec"), bullmq: stat(b, "perSec") };
+    add(
+      `| deliveries/s, ${N} items due at one instant, ${w} worker process${w > 1 ? "es" : ""} × ${CONCURRENCY} | ${fmt(stat(t, "perSec"))} | ${fmt(stat(b, "perSec"))} | ×${(stat(t, "perSec") / stat(b, "perSec")).toFixed(2)} |`,
+    );
+  }
+  for (const w of WORKERS) {
+    const t = results.delivery[`spread ${w}`].tarry;
+    const b = results.delivery[`spread ${w}`].bullmq;
+    summary[`spread ${w}`] = { tarry: stat(t, "p99"), bullmq: stat(b, "p99") };
+    add(
+      `| lateness p50 / p99 / max, ${N} items due over 1–5 s, ${w} worker process${w > 1 ? "es" : ""} | ${ms(stat(t, "p50"))} / ${ms(stat(t, "p99"))} / ${ms(stat(t, "max"))} | ${ms(stat(b, "p50"))} / ${ms(stat(b, "p99"))} / ${ms(stat(b, "max"))} | |`,
+    );
+  }
+  for (const w of WORKERS) {
+    const t = results.delivery[`spread ${w}`].tarry;
+    const b = results.delivery[`spread ${w}`].bullmq;
+    const cpu = (xs) => `${stat(xs, "workerCpuUs").toFixed(0)} µs / ${stat(xs, "redisCpuUs").toFixed(0)} µs`;
+    add(
+      `| CPU per delivered item: worker processes / Redis (adds included), spread, ${w} worker${w > 1 ? "s" : ""} | ${cpu(t)} | ${cpu(b)} | |`,
+    );
+  }
+  const runs = Object.values(results.delivery).flatMap((d) =>
+    Object.entries(d).flatMap(([impl, xs]) => xs.map((x) => ({ impl, ...x }))),
+  );
+  for (const key of ["early", "lost", "twice"]) {
+    const of = (impl) => runs.filter((x) => x.impl === impl).reduce((n, x) => n + x[key], 0);
+    summary[key] = { tarry: of("tarry"), bullmq: of("bullmq") };
+  }
+  add(
+    `| delivered early / lost / delivered twice, all delivery runs (${runs.length / 2} each) | ${summary.early.tarry} / ${summary.lost.tarry} / ${summary.twice.tarry} | ${summary.early.bullmq} / ${summary.lost.bullmq} / ${summary.twice.bullmq} | |`,
+  );
+  const rec = { tarry: median(results.recovery.tarry), bullmq: median(results.recovery.bullmq) };
+  summary.recovery = { ...rec, bullmqDefaults: results.recovery["bullmq-defaults"][0] };
+  add(
+    `| kill -9 of a worker holding 20 items: all 20 with another worker after (lease ${LEASE / 1000} s: visibilityTimeout / lockDuration + stalledInterval) | ${s(rec.tarry)} | ${s(rec.bullmq)} | |`,
+  );
+  if (withDefaults)
+    add(
+      `| the same, BullMQ with its defaults (lockDuration 30 s, stalledInterval 30 s) | | ${s(summary.recovery.bullmqDefaults)} | |`,
+    );
+
+  const p99s = WORKERS.map((w) => summary[`spread ${w}`].tarry);
+  const targets = [
+    [
+      "one awaited add ≥ 1.5× BullMQ's",
+      summary["add-serial"].tarry / summary["add-serial"].bullmq >= 1.5,
+      `×${(summary["add-serial"].tarry / summary["add-serial"].bullmq).toFixed(2)}`,
+    ],
+    [
+      "one awaited add within 1.5× of the bare round trip",
+      perPing <= 1.5,
+      `a PING round trip is ×${perPing.toFixed(2)} as fast (median of the per-process ratios; ${fmt(summary["add-serial"].tarry)}/s vs ${fmt(ping)}/s)`,
+    ],
+    [
+      "concurrent adds ≥ 2× BullMQ's",
+      summary["add-concurrent"].tarry / summary["add-concurrent"].bullmq >= 2,
+      `×${(summary["add-concurrent"].tarry / summary["add-concurrent"].bullmq).toFixed(2)}`,
+    ],
+    [
+      "bulk adds ≥ 2× BullMQ's",
+      summary["add-bulk"].tarry / summary["add-bulk"].bullmq >= 2,
+      `×${(summary["add-bulk"].tarry / summary["add-bulk"].bullmq).toFixed(2)}`,
+    ],
+    [
+      "lateness p99 ≤ 5 ms with 1, 2 and 4 workers (medians of runs)",
+      p99s.every((x) => x <= 5),
+      p99s.map((x) => ms(x)).join(", "),
+    ],
+    [
+      "0 early, 0 lost, 0 completed twice",
+      summary.early.tarry + summary.lost.tarry + summary.twice.tarry === 0,
+      `${summary.early.tarry} / ${summary.lost.tarry} / ${summary.twice.tarry}`,
+    ],
+    [
+      "in-flight items back within the visibility timeout + 1 s",
+      rec.tarry != null && rec.tarry <= LEASE + 1000,
+      s(rec.tarry),
+    ],
+  ];
+  return { lines, summary, targets, perPing, ping };
+}
+
+/** bench/redis/results.md: the title, the run, the table, how to read it, the targets. */
+export function render({ meta, results }) {
+  const { lines, targets } = summarise({ meta, results });
+  const load = meta.load;
+  const loads = `load average (1 min) ${Math.min(...load).toFixed(2)}–${Math.max(...load).toFixed(2)} during the run`;
+  return [
+    "# Redis benchmark: tarry-queue/redis against BullMQ",
+    "",
+    `Made by \`${meta.command}\` on ${meta.date.slice(0, 10)} (${Math.round(meta.seconds)} s in all), tarry at commit \`${meta.commit}\`; \`node bench/redis/run.mjs --render\` writes this page again from [results.json](results.json), which keeps every sample. How it is measured: [Performance](../../docs/performance.md#redis).`,
+    "",
+    `- Redis ${meta.redis} (a private redis-server, default settings, no persistence), Node ${meta.node}, ${meta.cpu} × ${meta.cores}; ${loads}.`,
+    `- Medians of ${meta.rounds} interleaved rounds, each measurement in fresh processes; ioredis with auto-pipelining for both libraries; ${meta.concurrency} concurrent handlers per worker process for both, BullMQ otherwise with its defaults.`,
+    "- Lateness = the time a handler starts minus (the time before the add call + the delay), each on its own process's clock (one machine).",
+    "",
+    ...lines,
+    "",
+    "Targets:",
+    "",
+    ...targets.map(([what, met, got]) => `- ${met ? "met" : "**not met**"}: ${what}: ${got}`),
+    "",
+  ].join("\n");
+}
