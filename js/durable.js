@@ -181,6 +181,8 @@ const KEYS_PER_CALL = 128;
 /** Deliveries whose lateness stats() keeps. */
 const LATENESS_SAMPLES = 8192;
 
+/** @typedef {{ id: string, state: string, value: any, deadline: number, seq: number, attempt: number, handle?: number }} DurableRecord */
+
 /** What `#alarm` holds when this queue cannot know what storage holds. */
 const UNKNOWN = undefined;
 
@@ -208,7 +210,7 @@ export class DurableDelayQueue {
   #inFlight = null;
   #dead = new DeadLetters();
   #next = 0;
-  /** The alarm storage holds (epoch ms, or null for none), as far as this queue knows. */
+  /** The alarm storage holds (epoch ms, or null for none), as far as this queue knows. @type {number | null | undefined} */
   #alarm = UNKNOWN;
   /** The tail of the calls waiting for their turn to change (or read) the queue. */
   #turn = Promise.resolve();
@@ -693,7 +695,12 @@ export class DurableDelayQueue {
     return record === undefined || record === this.#inFlight ? undefined : record;
   }
 
-  /** Runs `fn` when every earlier call has had its turn (see invariant 3). */
+  /**
+   * Runs `fn` when every earlier call has had its turn (see invariant 3).
+   * @template T
+   * @param {() => T | PromiseLike<T>} fn
+   * @returns {Promise<T>}
+   */
   #exclusive(fn) {
     const run = this.#turn.then(fn);
     this.#turn = run.then(noop, noop);

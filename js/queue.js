@@ -21,6 +21,7 @@
 
 import { Slots } from "./slots.js";
 import { Timeline } from "./timeline.js";
+import { Deadlines } from "./wasm.js";
 import { Waiters } from "./waiters.js";
 import { readSnapshot, writeSnapshot } from "./snapshot.js";
 import { ClosedError } from "./errors.js";
@@ -108,7 +109,7 @@ export class DelayQueue {
   constructor(opts) {
     const o = options(opts, "options", QUEUE_OPTIONS, "DelayQueue");
     const { capacity = Infinity, keepAlive = true, clock } = o;
-    checkCapacity(capacity);
+    checkCapacity(capacity, Deadlines.maxItems());
     checkBoolean(keepAlive, "options.keepAlive");
     if (clock !== undefined) checkClock(clock);
     this.#capacity = capacity;
@@ -339,7 +340,15 @@ export class DelayQueue {
     }
     const deadline = tl.clock.now() + delayMs;
     return new Promise((resolve, reject) => {
-      const putter = { value, deadline, id, resolve, reject, signal, onAbort: null };
+      const putter = {
+        value,
+        deadline,
+        id,
+        resolve,
+        reject,
+        signal,
+        onAbort: /** @type {(() => void) | null} */ (null),
+      };
       if (signal) {
         putter.onAbort = () => {
           if (this.#putters.remove(putter)) reject(abortReason(signal));
@@ -389,7 +398,7 @@ export class DelayQueue {
     if (signal?.aborted) return Promise.reject(abortReason(signal));
     const now = tl.clock.now();
     return new Promise((resolve, reject) => {
-      const taker = { resolve, reject, signal, onAbort: null, timeout: 0 };
+      const taker = { resolve, reject, signal, onAbort: /** @type {(() => void) | null} */ (null), timeout: 0 };
       this.#takers.push(taker);
       if (this.#takers.size === 1) {
         // Nobody is ahead of this take: an expired head is its at once.
@@ -644,8 +653,8 @@ export class DelayQueue {
     if (why === null) {
       taker.resolve(value);
     } else {
-      const error = new TypeError(
-        `the item taken became a thenable after it was offered (${why}); it is on this error's \`value\``,
+      const error = /** @type {TypeError & { value?: unknown }} */ (
+        new TypeError(`the item taken became a thenable after it was offered (${why}); it is on this error's \`value\``)
       );
       error.value = value;
       taker.reject(error);

@@ -19,7 +19,7 @@ let mask = 0;
 
 /** Values by slot, for the items of one queue. */
 export class Slots {
-  /** values[slot] is the value of the live item in that slot. */
+  /** values[slot] is the value of the live item in that slot. @type {any[]} */
   #values = [];
   /** ids[slot] is the id of the live item in that slot, if it has one; null until the first id. */
   #ids = null;

@@ -15,6 +15,7 @@
 const MAX_TIMER_MS = 2 ** 31 - 1;
 
 export class Timer {
+  /** @type {ReturnType<typeof setTimeout> | null} */
   #id = null;
   /** The deadline armed for (on the queue's clock), or Infinity. */
   #at = Infinity;

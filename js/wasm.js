@@ -1,4 +1,5 @@
-// Loading the wasm: the one module that knows whether it is loaded, and from what.
+// Loading the wasm: the one module that knows whether it is loaded, and from what, and the
+// one module that imports the wasm-bindgen glue (dist/tarry.js).
 //
 // The browser, Node and Deno entries hand over the wasm's bytes, inline in a JS module
 // (dist/tarry_inline.js, written by scripts/build.sh), and nothing is compiled at import: the
@@ -28,6 +29,9 @@
 
 import { Deadlines as GlueDeadlines, initSync } from "../dist/tarry.js";
 
+/** Why the binding refused an offer (what `Deadlines#offer` returns in place of a handle). */
+export { Refused } from "../dist/tarry.js";
+
 let loaded = false;
 /** The promise of an init() in progress, and whether it was given a source. */
 let loading;
@@ -51,6 +55,7 @@ export function loadOnFirstUse(hex) {
  * loading shares the first one's load, whatever its source). `source`: where the wasm is,
  * as a URL or string (fetched), a Request, a Response or a promise of one, its bytes, or a
  * WebAssembly.Module; undefined for the entry's inline bytes.
+ * @param {unknown} [source]
  */
 export function init(source) {
   checkSource(source);
@@ -148,6 +153,7 @@ export function bytesOf(hex) {
 
 /** The wasm binding's class, loading the wasm on first use. */
 export class Deadlines extends GlueDeadlines {
+  /** @param {[capacity: number]} args */
   constructor(...args) {
     ready();
     super(...args);

@@ -9,14 +9,16 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-# Under `npm run`, node_modules/.bin (with the node24 devDependency's `node`) comes first on
-# PATH: run the tests on the Node that runs npm, as scripts/test.sh does.
-node=${npm_node_execpath:-node}
+source scripts/host-node.sh
 
-bash scripts/setup-consumers.sh
+case "${1:-}" in
+  types) bash scripts/setup-consumers.sh types ;;
+  bundlers) bash scripts/setup-consumers.sh bundlers ;;
+esac
 bash scripts/build.sh --if-stale
 case "${1:-}" in
-  types) exec "$node" --test --test-reporter=spec --test-timeout=300000 tests/types/*.test.mjs ;;
-  bundlers) exec "$node" --test --test-reporter=spec --test-timeout=300000 tests/bundlers/*.test.mjs ;;
+  # tests/types/surface.test.mjs (the d.ts against the JS, in the tree) is scripts/types.sh's.
+  types) exec node --test --test-reporter=spec --test-timeout=300000 tests/types/types.test.mjs ;;
+  bundlers) exec node --test --test-reporter=spec --test-timeout=300000 tests/bundlers/*.test.mjs ;;
   *) echo "usage: $0 types|bundlers" >&2; exit 2 ;;
 esac

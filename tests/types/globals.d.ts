@@ -1,0 +1,14 @@
+// What the type check of js/ (tsconfig.json) needs beyond the libs: the globals of runtimes
+// other than Node, as far as tarry uses them.
+
+/** workerd imports a .wasm file as a compiled module (js/workerd.js). */
+declare module "*.wasm" {
+  const module: WebAssembly.Module;
+  export default module;
+}
+
+/** Deno's global, as js/deno.js and js/timer.js use it. */
+declare var Deno: { readFileSync(path: URL): Uint8Array; unrefTimer(id: number): void };
+
+/** A Durable Object's `ctx.storage`, as js/durable.js uses it (its public type: js/workerd.d.ts). */
+type DurableObjectStorage = import("../../js/workerd.d.ts").DurableQueueStorage;
