@@ -468,7 +468,7 @@ export class DelayQueue {
     if (h === undefined) return false;
     const tl = this.#tl;
     const now = tl.clock.now();
-    const moved = tl.deadlines.reschedule(h, now + delayMs);
+    const moved = tl.open().reschedule(h, now + delayMs);
     if (moved && this.#takers.size !== 0) this.#serve(now);
     return moved;
   }

@@ -17,7 +17,7 @@ import { Waiters } from "../waiters.js";
  */
 
 export class Takers {
-  #line = new Waiters();
+  #line = new Waiters(false); // the connection keeps the process alive while a take waits
   /** @type {Set<Taker>} */
   #timed = new Set();
 

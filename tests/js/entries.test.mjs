@@ -1,8 +1,9 @@
 // The seams between the package's entries, followed import by import from package.json's
 // `exports`: the in-memory entries never load the Redis code; the Redis entry never loads the
 // wasm (it runs where dist/ was never built); js/wasm.js is the one module that imports the
-// wasm-bindgen glue (dist/tarry.js); only the runtime entries name the wasm file itself, each
-// the way its runtime loads it.
+// wasm-bindgen glue (dist/tarry.js); only the runtime entries name the wasm itself, each the
+// way its runtime loads it (workerd the .wasm file, the others its bytes inline in
+// dist/tarry_inline.js).
 
 import { test } from "node:test";
 import assert from "node:assert/strict";
@@ -79,7 +80,12 @@ test("js/wasm.js alone imports the wasm-bindgen glue; only the runtime entries n
     const file = url.slice(root.href.length);
     for (const spec of specs.filter((s) => s.includes("dist/"))) {
       if (spec.endsWith("/dist/tarry.js")) assert.equal(file, "js/wasm.js", `${file} imports ${spec}`);
-      else assert.ok(runtimeEntries.has(url) && spec.endsWith(".wasm"), `${file} imports ${spec}`);
+      // The wasm itself: as a file (workerd imports a compiled module) or inline (the others).
+      else
+        assert.ok(
+          runtimeEntries.has(url) && (spec.endsWith("/dist/tarry_bg.wasm") || spec.endsWith("/dist/tarry_inline.js")),
+          `${file} imports ${spec}`,
+        );
     }
     const { src } = importsOf(new URL(url));
     if (/dist\/tarry_bg\.wasm/.test(src)) assert.ok(runtimeEntries.has(url), `${file} names dist/tarry_bg.wasm`);

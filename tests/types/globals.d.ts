@@ -8,7 +8,22 @@ declare module "*.wasm" {
 }
 
 /** Deno's global, as js/deno.js and js/timer.js use it. */
-declare var Deno: { readFileSync(path: URL): Uint8Array; unrefTimer(id: number): void };
+declare var Deno: {
+  readFileSync(path: URL): Uint8Array;
+  refTimer(id: number): void;
+  unrefTimer(id: number): void;
+};
+
+/** Node's MessagePort can be ref'd and unref'd (js/timer.js's keep-alive); the DOM's cannot. */
+interface MessagePort {
+  ref?(): void;
+  unref?(): void;
+}
+
+/** Uint8Array.fromHex (ES2025; Chrome 140, Firefox 133, Safari 18.2), where the host has it (js/wasm.js). */
+interface Uint8ArrayConstructor {
+  fromHex?(hex: string): Uint8Array;
+}
 
 /** A Durable Object's `ctx.storage`, as js/durable.js uses it (its public type: js/workerd.d.ts). */
 type DurableObjectStorage = import("../../js/workerd.d.ts").DurableQueueStorage;

@@ -346,7 +346,15 @@ function compareSignatures(checker, what, js, types, isConstructor = false) {
   }
   const [jsSig] = js;
   const jsParams = parameters(checker, jsSig);
-  const declared = types.map((sig) => parameters(checker, sig));
+  // A declared rest parameter of a computed tuple type (`...options: UnlessThenable<T, [options?: O]>`,
+  // which refuses a thenable item type) stands for that tuple's parameters: compare it as those.
+  const declared = types.map((sig) => {
+    const ps = parameters(checker, sig);
+    const last = ps.at(-1);
+    if (last?.rest && (last.type.flags & ts.TypeFlags.Conditional) !== 0)
+      return [...ps.slice(0, -1), { ...last, rest: false, optional: true, computed: true }];
+    return ps;
+  });
   const most = Math.max(...declared.map((p) => p.length));
   const required = jsParams.filter((p) => !p.optional && !p.rest).length;
   const names = (ps) => `(${ps.map((p) => (p.rest ? `...${p.name}` : p.name)).join(", ")})`;
@@ -361,7 +369,7 @@ function compareSignatures(checker, what, js, types, isConstructor = false) {
   for (const ps of declared) {
     ps.forEach((p, i) => {
       const j = jsParams[i];
-      if (!j?.stated || j.rest || p.rest || isAny(j.type) || isAny(p.type)) return;
+      if (!j?.stated || j.rest || p.rest || p.computed || isAny(j.type) || isAny(p.type)) return;
       // A caller may leave an optional parameter out, which the JS must take too.
       const given = p.optional ? checker.getNonNullableType(p.type) : p.type;
       if (!checker.isTypeAssignableTo(given, j.type))
