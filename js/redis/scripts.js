@@ -40,19 +40,23 @@ function script(name, argv, reply) {
 
 const none = () => [];
 
-export const SCRIPTS = {
-  time: script("time", none, ([now]) => ({ now: Number(now) })),
+/** What offer.lua calls each `ifExists`. */
+const MODE = { replace: "r", keep: "k", extend: "e" };
 
+export const SCRIPTS = {
   offer: script(
     "offer",
     /**
      * `stamp`: the server time of the call made at local time `first`; an item's delay counts
      * from its own call (`at`), so it is sent as a delay from the stamp.
-     * @param {{ channel: string, stamp: string, first: number, tolerance: number, items: { id: string, kind: "d" | "a", ms: number, json: string, at: number }[] }} p
+     * @param {{ channel: string, stamp: string, first: number, tolerance: number, items: { id: string, ifExists: "replace" | "keep" | "extend", kind: "d" | "a", ms: number, json: string, at: { at: number } }[] }} p
      */
     ({ channel, stamp, first, tolerance, items }) => {
       const args = [channel, stamp, tolerance];
-      for (const it of items) args.push(it.id, it.kind, it.kind === "d" ? it.ms + (it.at - first) : it.ms, it.json);
+      for (const it of items) {
+        const ms = it.kind === "d" ? it.ms + (it.at.at - first) : it.ms;
+        args.push(it.id, MODE[it.ifExists], it.kind, ms, it.json);
+      }
       return args;
     },
     ([, head]) => ({ head: timeOf(head) }),
@@ -60,8 +64,15 @@ export const SCRIPTS = {
 
   take: script(
     "take",
-    /** @param {{ channel: string, count: number, visibility: number, maxAttempts: number, reclaim: number }} p */
-    ({ channel, count, visibility, maxAttempts, reclaim }) => [channel, count, visibility, maxAttempts, reclaim],
+    /** @param {{ channel: string, count: number, visibility: number, maxAttempts: number, reclaim: number, token: string }} p */
+    ({ channel, count, visibility, maxAttempts, reclaim, token }) => [
+      channel,
+      count,
+      visibility,
+      maxAttempts,
+      reclaim,
+      token,
+    ],
     (reply) => {
       /** @type {{ id: string, text: string, deadline: number, attempt: number, token: string }[]} */
       const items = [];
@@ -98,8 +109,9 @@ export const SCRIPTS = {
 
   extend: script(
     "extend",
-    /** @param {{ ms: number, deliveries: [string, string][] }} p */
-    ({ ms, deliveries }) => [ms, ...deliveries.flat()],
+    /** `longer`: only where the lease would last longer so (the periodic extension of process()). */
+    /** @param {{ ms: number, longer: boolean, deliveries: [string, string][] }} p */
+    ({ ms, longer, deliveries }) => [ms, longer ? "GT" : "SET", ...deliveries.flat()],
     ([, leaseHead, ...held]) => ({ leaseHead: timeOf(leaseHead), held: held.map((h) => h === 1) }),
   ),
 
@@ -148,13 +160,32 @@ export const SCRIPTS = {
 
   deadLetters: script(
     "deadLetters",
-    /** @param {{ limit: number }} p */
-    ({ limit }) => [limit],
-    (reply) => {
+    /** `from`: the cursor, [time of death, id], or undefined for the first page. */
+    /** @param {{ limit: number, from: [string, string] | undefined }} p */
+    ({ limit, from }) => [limit, ...(from ?? ["", ""])],
+    ([more, ...rest]) => {
       const letters = [];
-      for (let i = 0; i < reply.length; i += 6) letters.push(deadLetter(reply.slice(i, i + 6)));
-      return letters;
+      let last = "";
+      for (let i = 0; i < rest.length; i += 6) {
+        letters.push(deadLetter(rest.slice(i, i + 6)));
+        last = rest[i + 5];
+      }
+      return { letters, more: more === 1, last };
     },
+  ),
+
+  deleteDead: script(
+    "deleteDead",
+    /** @param {{ id: string }} p */
+    ({ id }) => [id],
+    (found) => found === 1,
+  ),
+
+  purgeDead: script(
+    "purgeDead",
+    /** @param {{ olderThan: number, cutoff: string, limit: number }} p */
+    ({ olderThan, cutoff, limit }) => [olderThan, cutoff, limit],
+    ([cutoff, removed, more]) => ({ cutoff: String(cutoff), removed, more: more === 1 }),
   ),
 
   retryDead: script(
@@ -169,17 +200,29 @@ export const SCRIPTS = {
 
 /**
  * A dead letter from the deadLetters reply: its value when the record reads and holds JSON,
- * else `raw`, the text that could not be read (or the raw text kept when it died).
+ * else `raw`, the text that could not be read (or the raw text kept when it died). A reason
+ * that is not the JSON the scripts write is given as it is.
  * @param {any[]} fields id, text, deadline, attempt, reason JSON, time of death
  */
 function deadLetter([id, text, deadline, attempt, why, diedAt]) {
-  const { reason, raw } = why ? JSON.parse(why) : {};
-  /** @type {{ id: string, value: any, attempt: number, deadline: number | undefined, reason: string, diedAt: number, raw?: string }} */
+  let reason = "";
+  let raw;
+  if (typeof why === "string") {
+    try {
+      const kept = JSON.parse(why);
+      if (typeof kept?.reason !== "string") throw new Error("not a reason");
+      ({ reason, raw } = kept);
+    } catch {
+      reason = why;
+    }
+  }
+  /** @type {{ id: string, state: "dead", value: any, deadline: number | undefined, attempt: number, reason: string, diedAt: number, raw?: string }} */
   const letter = {
     id,
+    state: "dead",
     value: undefined,
-    attempt,
     deadline: deadline == null ? undefined : Number(deadline),
+    attempt,
     reason,
     diedAt: Number(diedAt),
   };

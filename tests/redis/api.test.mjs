@@ -169,7 +169,10 @@ test("bad input: a clear error naming the argument, and nothing changes", async 
   await rejects(q.offer(cycle, 5), TypeError, /^value\.self refers back to itself/);
   await rejects(q.offer(1, "5"), TypeError, /^delayMs must be a number/);
   await rejects(q.offer(1, Number.POSITIVE_INFINITY), RangeError, /^delayMs must be a finite/);
-  await rejects(q.offer(1, 1e300), RangeError, /^delayMs must be within/);
+  await rejects(q.offer(1, 1e300), RangeError, /^delayMs must put the deadline within a Date's range/);
+  await rejects(q.offer(1, 8.64e15), RangeError, /^delayMs must put the deadline within a Date's range/);
+  await rejects(q.offerAt(1, 8.64e15 + 1), RangeError, /^deadline must be within a Date's range/);
+  await rejects(q.offerMany([{ value: 1, delayMs: 8.64e15 }]), RangeError, /^items\[0\]\.delayMs must put/);
   await rejects(q.offer(1, 5, { id: "" }), RangeError, /^options\.id must not be empty/);
   await rejects(q.offer(1, 5, { id: 42 }), TypeError, /^options\.id must be a string/);
   await rejects(q.offer(1, 5, { id: "x".repeat(513) }), RangeError, /^options\.id must be at most 512/);
@@ -191,8 +194,14 @@ test("bad input: a clear error naming the argument, and nothing changes", async 
   await rejects(q.reschedule("a", "1"), TypeError, /^delayMs must be a number/);
   await rejects(q.delayOf(null), TypeError, /^id must be a string/);
   assert.equal(await q.size(), 0, "a refused call changed the queue");
-  await rejects(q.take({ timeout: "1" }), TypeError, /^timeout must be a number/);
-  await rejects(q.take({ signal: {} }), TypeError, /^signal must be an AbortSignal/);
+  await rejects(q.take({ timeout: "1" }), TypeError, /^options\.timeout must be a number/);
+  await rejects(q.take({ timeout: -5 }), RangeError, /^options\.timeout must not be negative/);
+  await rejects(q.take({ signal: {} }), TypeError, /^options\.signal must be an AbortSignal/);
+  await rejects(
+    q.take({ timout: 5 }),
+    TypeError,
+    /^options\.timout is not an option of take\(\); did you mean timeout\?/,
+  );
   assert.throws(() => q.process("no"), /^TypeError: handler must be a function/);
   assert.throws(() => q.process(() => {}, { concurrency: 0 }), /^RangeError: options\.concurrency/);
   assert.throws(() => new RedisDelayQueue({}), /^TypeError: options\.name must be a non-empty string/);
@@ -203,6 +212,18 @@ test("bad input: a clear error naming the argument, and nothing changes", async 
   );
   assert.throws(() => new RedisDelayQueue({ name: "a", maxAttempts: 1.5 }), /options\.maxAttempts must be a whole/);
   assert.throws(() => new RedisDelayQueue({ name: "a", redis: 5 }), /options\.redis must be/);
+  assert.throws(
+    () => new RedisDelayQueue({ name: "a", visibilityTimout: 5 }),
+    /^TypeError: options\.visibilityTimout is not an option of new RedisDelayQueue\(\); did you mean visibilityTimeout\?/,
+  );
+  assert.throws(
+    () => new RedisDelayQueue({ name: "a", prefix: null }),
+    /^TypeError: options\.prefix must be a string, got null/,
+  );
+  assert.throws(
+    () => q.process(() => {}, { concurrency: 1, retryDelay: 5 }),
+    /^TypeError: options\.retryDelay is not an option of process\(\)/,
+  );
 });
 
 test("a value nested 10^4 or 10^5 deep is refused with a TypeError naming the path, not a stack overflow", async () => {
@@ -295,7 +316,7 @@ test("nack: back after its delay; after maxAttempts into the dead letters; retry
   assert.equal(b.attempt, 2);
   assert.equal(await b.nack({ reason: new Error("card declined") }), true);
   assert.equal(await q.take({ timeout: 100 }), undefined);
-  const [dead] = await q.deadLetters();
+  const [dead] = (await q.deadLetters()).items;
   assert.equal(dead.id, "x");
   assert.deepEqual(dead.value, { job: "x" });
   assert.equal(dead.attempt, 2);
@@ -305,7 +326,7 @@ test("nack: back after its delay; after maxAttempts into the dead letters; retry
   const c = await q.take();
   assert.deepEqual([c.id, c.attempt], ["x", 1]);
   await c.ack();
-  assert.deepEqual(await q.deadLetters(), []);
+  assert.deepEqual(await q.deadLetters(), { items: [], next: undefined });
 });
 
 test("process(): acks on success, extends leases while the handler runs, dead-letters an always-failing item", async () => {
@@ -332,7 +353,7 @@ test("process(): acks on success, extends leases while the handler runs, dead-le
     ["slow#1", "bad#1", "bad#2", "bad#3", "ok#1"].sort(),
     `handler calls: ${JSON.stringify(seen)}`,
   );
-  const [dead] = await q.deadLetters();
+  const [dead] = (await q.deadLetters()).items;
   assert.equal(dead.id, "bad");
   assert.equal(dead.attempt, 3);
   assert.match(dead.reason, /bad item, attempt 3/);
@@ -374,7 +395,7 @@ test("entries written by someone else are dead-lettered; the rest keeps working;
   assert.equal(job.value, "good");
   await job.ack();
   assert.equal(await q.take({ timeout: 100 }), undefined);
-  const dead = Object.fromEntries((await q.deadLetters()).map((d) => [d.id, d]));
+  const dead = Object.fromEntries((await q.deadLetters()).items.map((d) => [d.id, d]));
   assert.deepEqual(Object.keys(dead).sort(), ["badjson", "garbled", "junk", "orphan"]);
   assert.equal(dead.garbled.reason, "malformed record");
   assert.equal(dead.garbled.raw, "not a record");

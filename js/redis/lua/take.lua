@@ -2,7 +2,8 @@
   now, or to the dead letters after maxAttempts. Then the transfer: up to count due items, in
   deadline order, leased to the caller.
   KEYS: the queue's keys (includes/keys.lua)
-  ARGV: channel, count, visibility (ms), maxAttempts, reclaim (expired leases handled at most)
+  ARGV: channel, count, visibility (ms), maxAttempts, reclaim (expired leases handled at most),
+    token (a random part, new for each run: the deliveries' tokens are it and a number)
   Reply: now, head, lease head, then per item handed out: id, value, deadline, attempt, token
 ]]
 --- @include "time"
@@ -34,7 +35,7 @@ if count > 0 then
   if #due > 0 then
     redis.call('ZREMRANGEBYRANK', pending, 0, #due - 1)
     local expiry = fmt(now + tonumber(ARGV[3]))
-    local token = seqs(#due)
+    local token = 0
     for _, member in ipairs(due) do
       local s, id = string.sub(member, 1, 16), string.sub(member, 17)
       if id == '' or not string.match(s, '^%x+$') then
@@ -49,7 +50,7 @@ if count > 0 then
         if r == nil then
           bury(id, nil, now, raw and 'malformed record' or 'pending entry without a record', raw or member)
         elseif r.state == 'p' and r.seq == s then
-          r.state, r.attempt, r.token = 'l', r.attempt + 1, string.format('%d', token)
+          r.state, r.attempt, r.token = 'l', r.attempt + 1, ARGV[6] .. '-' .. string.format('%x', token)
           token = token + 1
           save(id, r)
           redis.call('ZADD', leased, expiry, id)
