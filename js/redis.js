@@ -92,7 +92,7 @@ export class RedisDelayQueue {
     const { list, channel } = keysOf(o.prefix, o.name);
     this.#keys = list;
     this.#channel = channel;
-    this.#conn = new Connection(o.redis, list, o);
+    this.#conn = new Connection(o.redis, list, channel, o);
     this.#consumer = new Consumer(this.#conn, o, channel);
     this.#offers = this.#conn.batcher(SCRIPTS.offer, OFFER_BATCH, (/** @type {Offer[]} */ items) =>
       this.#sendOffers(items),

@@ -9,15 +9,21 @@
 //   ready (a call's arguments are built when it is sent, so a call made before the first
 //   connection is stamped with what the connection learns). The calls that one turn gathers
 //   into one script run (offers, acks: js/redis/batch.js) are sent before any other script is.
-// - Scripts by SHA, never overtaken. A script this connection has not sent since it (re)connected
-//   goes as EVAL, in its own place in the line, so it never fails with NOSCRIPT and is never
-//   overtaken by a later call; after that it goes by SHA (EVALSHA). A NOSCRIPT anyway (SCRIPT
-//   FLUSH while connected) forgets every script, and the call is sent again as EVAL.
+// - Scripts by SHA, never overtaken. Redis runs every script as a function of one library
+//   (js/redis/lua.js), so it has all of them or none. The first call after the connection is
+//   made goes as EVAL, in its own place in the line (it loads the library for the calls behind
+//   it); later ones by SHA (EVALSHA). A NOSCRIPT anyway (SCRIPT FLUSH while connected) then
+//   comes back for every call on its way after it too, none of which ran: each is sent again,
+//   in order, and the calls not sent yet wait until they have been.
 // - Bounded. Every call settles within `commandTimeout` ms of being made: a call still waiting
 //   for a connection then rejects, never sent, with the last connection error as its cause; a
 //   call sent and not answered rejects saying it may or may not have been applied. One timer
 //   (js/timer.js, not holding the process open) is armed for the oldest call's limit while
 //   calls are on their way, none otherwise.
+// - Permissions checked. Before its first call, each connection runs the probe script, which
+//   finds what the Redis user may not do (an ACL without the queue's channel, keys or
+//   commands) without changing anything; the calls waiting then reject with an error naming
+//   the rules to add, and the next call probes again (so a fixed ACL is seen).
 // - Errors said once. Connection errors go to `onerror` once per outage (repeats of the same
 //   error are dropped until a call succeeds again); Redis errors that mean something for the
 //   queue (a key of another type, a missing permission) are explained (js/redis/errors.js).
@@ -29,7 +35,17 @@ import { Timer } from "../timer.js";
 import { Batcher } from "./batch.js";
 import { hubOf, isClient, openClient } from "./client.js";
 import { localNow, moment, ServerClock } from "./clock.js";
-import { explain, isNoScript, lasting, noConnection, noReply, selectFailed } from "./errors.js";
+import {
+  explain,
+  isLasting,
+  isNoScript,
+  lasting,
+  noConnection,
+  noReply,
+  refusedByAcl,
+  selectFailed,
+} from "./errors.js";
+import { SCRIPTS } from "./scripts.js";
 
 /** @typedef {import("./scripts.js").Script} Script */
 /** @typedef {import("./client.js").Client} Client */
@@ -51,6 +67,7 @@ export class Connection {
   /** @type {string | object} */
   #redis;
   #keys;
+  #channel;
   #where;
   #onerror;
   #commandTimeout;
@@ -67,8 +84,14 @@ export class Connection {
   #head = 0; // first call of #line that may still be live
   #unsent = 0; // first call of #line not sent yet
   #timer = new Timer({ now: localNow }, false, () => this.#expire());
-  /** @type {Set<string>} scripts sent (so loaded) since the client last connected */
-  #loaded = new Set();
+  /** Whether the library was sent (so loaded) since the client last connected. */
+  #loaded = false;
+  /** Calls sent whose first reply has not come yet; while a NOSCRIPT's calls are sent again, none is sent anew. */
+  #pending = 0;
+  #reloading = false;
+  /** Whether the probe found nothing refused on this connection; whether it runs now. */
+  #probed = false;
+  #probing = false;
   /** The last connection error (the cause of a call that found no connection). */
   /** @type {unknown} */
   #lastError = null;
@@ -86,7 +109,8 @@ export class Connection {
   /** @type {import("./client.js").Member} */
   #member = {
     ready: () => {
-      this.#loaded.clear(); // a new connection: a restarted server has no scripts
+      this.#loaded = false; // a new connection: a restarted server has no scripts
+      this.#probed = false; // nor, maybe, the same ACL
       this.#send();
       if (this.#readies++ > 0) for (const fn of this.#onReady) fn();
     },
@@ -108,11 +132,13 @@ export class Connection {
   /**
    * @param {string | object} redis a URL, ioredis options, or a client (then used, not owned)
    * @param {string[]} keys the queue's keys, every script's KEYS
+   * @param {string} channel the queue's head channel
    * @param {{ prefix: string, onerror: (error: unknown) => void, commandTimeout: number }} options
    */
-  constructor(redis, keys, { prefix, onerror, commandTimeout }) {
+  constructor(redis, keys, channel, { prefix, onerror, commandTimeout }) {
     this.#redis = redis;
     this.#keys = keys;
+    this.#channel = channel;
     this.#where = { keys, prefix, url: typeof redis === "string" ? redis : undefined };
     this.#onerror = onerror;
     this.#commandTimeout = commandTimeout;
@@ -241,6 +267,8 @@ export class Connection {
       if (client?.status === "wait") client.connect().catch(() => {}); // a given client with lazyConnect
       return;
     }
+    if (!this.#probed) return this.#probe();
+    if (this.#reloading) return;
     while (this.#unsent < this.#line.length) {
       const call = this.#line[this.#unsent++];
       if (call.done) continue;
@@ -259,6 +287,28 @@ export class Connection {
         (e) => this.#finish(call, () => call.reject(e)),
       );
     }
+  }
+
+  /** Runs the probe script, then sends the line; if the Redis user lacks a permission, the calls waiting reject. */
+  #probe() {
+    if (this.#probing || this.#unsent === this.#line.length) return;
+    this.#probing = true;
+    const probe = SCRIPTS.probe;
+    this.#eval(probe, probe.argv({ channel: this.#channel }))
+      .then((reply) => {
+        const refused = refusedByAcl(probe.reply(reply), this.#where);
+        if (refused) throw refused;
+        this.#probed = true;
+      })
+      .catch((e) => {
+        // A permission missing: the calls waiting fail now (the next call probes again).
+        // Anything else (the connection dropped): they wait for the next connection.
+        if (isLasting(e)) this.#reject(this.#unsent, /** @type {Error} */ (e));
+      })
+      .finally(() => {
+        this.#probing = false;
+        if (this.#probed) this.#send();
+      });
   }
 
   /**
@@ -320,7 +370,16 @@ export class Connection {
    */
   #fail(error) {
     this.#fatal = error;
-    for (let i = this.#unsent; i < this.#line.length; i++) {
+    this.#reject(this.#unsent, error);
+  }
+
+  /**
+   * The calls from `from` on (not sent yet) reject with `error`.
+   * @param {number} from
+   * @param {Error} error
+   */
+  #reject(from, error) {
+    for (let i = from; i < this.#line.length; i++) {
       const call = this.#line[i];
       this.#settle(call, () => call.reject(error));
     }
@@ -369,7 +428,9 @@ export class Connection {
   }
 
   /**
-   * One script run: by SHA once this connection has sent its source, else as EVAL.
+   * One script run: by SHA once this connection has sent the library, else as EVAL. A
+   * NOSCRIPT (the server lost its scripts while connected) sends it again, the calls not sent
+   * yet held until every call on its way has had its first reply (so none overtakes).
    * @param {Script} script
    * @param {(string | number)[]} args
    */
@@ -377,24 +438,38 @@ export class Connection {
     const client = /** @type {Client} */ (this.#client);
     const keys = this.#keys;
     const sent = moment();
+    /** @returns {Promise<any>} */
+    const send = () => {
+      if (this.#loaded) return client.evalsha(script.sha, keys.length, ...keys, ...args);
+      this.#loaded = true;
+      return client.eval(script.source, keys.length, ...keys, ...args);
+    };
     let reply;
+    this.#pending++;
+    let first = true;
+    const answered = () => {
+      if (!first) return;
+      first = false;
+      if (--this.#pending === 0 && this.#reloading) {
+        this.#reloading = false;
+        queueMicrotask(() => this.#send());
+      }
+    };
     try {
-      if (this.#loaded.has(script.name)) {
-        reply = await client.evalsha(script.sha, keys.length, ...keys, ...args);
-      } else {
-        this.#loaded.add(script.name);
-        reply = await client.eval(script.source, keys.length, ...keys, ...args);
+      try {
+        reply = await send();
+      } catch (e) {
+        if (!isNoScript(e)) throw e;
+        this.#reloading = true;
+        this.#loaded = false;
+        const again = send();
+        answered();
+        reply = await again;
       }
     } catch (e) {
-      if (!isNoScript(e)) throw explain(e, this.#where);
-      // The server lost its scripts while connected (SCRIPT FLUSH): send them again.
-      this.#loaded.clear();
-      this.#loaded.add(script.name);
-      try {
-        reply = await client.eval(script.source, keys.length, ...keys, ...args);
-      } catch (e2) {
-        throw explain(e2, this.#where);
-      }
+      throw explain(e, this.#where);
+    } finally {
+      answered();
     }
     if (script.timed) {
       const server = Number(reply[0]);

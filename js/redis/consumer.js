@@ -262,9 +262,10 @@ export class Consumer {
 
   /** @param {string} message a new head's deadline */
   #message(message) {
-    this.#counters.messages++;
     const head = Number(message);
-    if (!Number.isNaN(head)) this.#heardHead(head);
+    if (Number.isNaN(head)) return; // a connection's probe (js/redis/connection.js)
+    this.#counters.messages++;
+    this.#heardHead(head);
   }
 
   /** Sets the one timer for the earliest thing this process must act on. */

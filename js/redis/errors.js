@@ -8,8 +8,7 @@
  * @typedef {{ keys: string[], prefix: string, url: string | undefined }} Where
  */
 
-/** The ACL rules a queue's user needs, for messages (docs/redis.md#permissions has them too). */
-const COMMANDS = "+eval +evalsha +subscribe +unsubscribe +ping +info +select +client";
+/** The commands a queue's scripts call (docs/redis.md#permissions lists the ACL rules a queue needs). */
 const SCRIPT_COMMANDS =
   "+time +hget +hset +hdel +hexists +hlen +zadd +zrem +zrange +zrangebyscore +zremrangebyrank +zrank +zscore +zcard +zcount +incrby +del +publish";
 
@@ -78,6 +77,32 @@ export function explain(e, where) {
 }
 
 /**
+ * What the probe script found the Redis user may not do, as a lasting error naming the rules
+ * to add; null when it found nothing.
+ * @param {{ what: string, error: string }[]} found what the probe's commands answered with an error
+ * @param {Where} where
+ */
+export function refusedByAcl(found, where) {
+  // What else a command may answer here (a key of another type) is for the call to tell.
+  const refused = found.filter((r) => /NOPERM|no permissions|can't (?:run|publish|access)/.test(r.error));
+  if (refused.length === 0) return null;
+  const pattern = `${where.prefix}*`;
+  const commands = refused.filter((r) => r.what !== "channel").map((r) => r.what);
+  const rules = [...(commands.length < refused.length ? [`&${pattern}`] : []), ...commands.map((c) => `+${c}`)];
+  const what = [
+    ...(commands.length < refused.length ? [`use the queue's pub/sub channel (${where.prefix}{…}:head)`] : []),
+    ...(commands.length ? [`run ${commands.map((c) => c.toUpperCase()).join(", ")} in the queue's scripts`] : []),
+  ];
+  const rule = rules.join(" ");
+  return lasting(
+    new Error(
+      `tarry-queue/redis: the Redis user may not ${what.join(" or ")}: give the user ${rule} (for example ACL SETUSER <user> ${rule}; docs/redis.md#permissions lists every rule a queue needs)`,
+      { cause: new Error(refused.map((r) => `${r.what}: ${r.error}`).join("; ")) },
+    ),
+  );
+}
+
+/**
  * A call that found no connection within `ms`.
  * @param {number} ms
  * @param {Where} where
@@ -102,5 +127,3 @@ export function noReply(ms, where) {
     `tarry-queue/redis: no reply from Redis${from} within ${ms} ms (options.commandTimeout); the call may or may not have taken effect`,
   );
 }
-
-export { COMMANDS, SCRIPT_COMMANDS };

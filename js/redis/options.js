@@ -105,8 +105,10 @@ function checkUrl(url) {
     parsed = null;
   }
   if (parsed?.protocol !== "redis:" && parsed?.protocol !== "rediss:") {
+    // The URL itself is not shown: it may hold a password.
+    const got = parsed ? `a URL of scheme ${parsed.protocol}` : `a string that is no URL (${url.length} characters)`;
     throw new TypeError(
-      `options.redis must be a redis:// or rediss:// URL, got ${describe(url)} (for a Unix socket, pass ioredis options: { path })`,
+      `options.redis must be a redis:// or rediss:// URL, got ${got} (for a Unix socket, pass ioredis options: { path })`,
     );
   }
 }

@@ -2,18 +2,19 @@
 // from named fields and its reply read into named fields. This is the one place that knows
 // each script's argument layout and reply; the layouts are those of the scripts' headers
 // (js/redis/lua/<name>.lua). Every change of a queue's state is one script, run atomically by
-// the server with the server's TIME; the scripts' sources come built from js/redis/lua.js.
+// the server with the server's TIME. Redis runs them as one library (js/redis/lua.js): a call
+// is the library's SHA, the script's name, then its ARGV.
 //
 // Times cross as strings (epoch ms with microsecond decimals) and are read back as numbers; a
 // head or lease head that does not exist is Infinity.
 
-import { LUA } from "./lua.js";
+import { LIBRARY, LUA } from "./lua.js";
 
 /**
  * @typedef {object} Script
  * @property {string} name
- * @property {string} source what EVAL sends when the server does not have it (NOSCRIPT)
- * @property {string} sha what EVALSHA names it by
+ * @property {string} source what EVAL sends when the server does not have it: the library
+ * @property {string} sha what EVALSHA names it by: the library's SHA-1
  * @property {boolean} timed whether its reply starts with the server's time (a clock sample)
  * @property {(params: any) => (string | number)[]} argv
  * @property {(reply: any) => any} reply
@@ -34,8 +35,8 @@ const timeOf = (t) => (t == null ? Number.POSITIVE_INFINITY : Number(t));
  * @param {(reply: any) => R} reply
  */
 function script(name, argv, reply) {
-  const { source, sha, timed } = LUA[name];
-  return { name, source, sha, timed, argv, reply };
+  const { source, sha } = LIBRARY;
+  return { name, source, sha, timed: LUA[name].timed, argv: (/** @type {P} */ p) => [name, ...argv(p)], reply };
 }
 
 const none = () => [];
@@ -196,6 +197,18 @@ export const SCRIPTS = {
   ),
 
   clear: script("clear", none, () => undefined),
+
+  probe: script(
+    "probe",
+    /** @param {{ channel: string }} p */
+    ({ channel }) => [channel],
+    (reply) => {
+      /** @type {{ what: string, error: string }[]} */
+      const refused = [];
+      for (let i = 0; i < reply.length; i += 2) refused.push({ what: reply[i], error: reply[i + 1] });
+      return refused;
+    },
+  ),
 };
 
 /**

@@ -43,7 +43,7 @@ end
 -- The head is now the earlier of the old one and the first offered (an offer that replaced
 -- or extended the old head may have made it later: consumers find that out when they wake).
 if first ~= nil and (before == nil or tonumber(first) < tonumber(before)) then
-  redis.call('PUBLISH', ARGV[1], first)
+  publish(ARGV[1], first)
   return { fmt(now), first }
 end
 return { fmt(now), before or false }
