@@ -121,7 +121,11 @@ test("no Redis, no such host, a database Redis refuses: each call rejects within
     /Redis refused the database of redis:\/\/127\.0\.0\.1:\d+\/99 \(ERR DB index is out of range\)/,
   );
   assert.ok(c.ms < 3000, `database 99 refused after ${c.ms} ms`);
-  assert.equal(await raw.exists(...Object.values(db99.keys).slice(0, 6)), 0, "the offer to database 99 landed in database 0");
+  assert.equal(
+    await raw.exists(...Object.values(db99.keys).slice(0, 6)),
+    0,
+    "the offer to database 99 landed in database 0",
+  );
   // ioredis retried the connection about five times meanwhile: onerror heard of it once.
   assert.equal(errs.down.length, 1, errs.down.map(String).join("\n"));
   assert.equal(errs.db99.length, 1, errs.db99.map(String).join("\n"));

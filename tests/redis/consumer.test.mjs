@@ -149,7 +149,10 @@ test("process() never shortens a lease its handler extended", async () => {
     });
     setTimeout(() => worker.close(), 1500);
   });
-  assert.ok(seen.lease >= seen.wanted, `the lease was cut to ${seen.wanted - seen.lease} ms short of the handler's extension`);
+  assert.ok(
+    seen.lease >= seen.wanted,
+    `the lease was cut to ${seen.wanted - seen.lease} ms short of the handler's extension`,
+  );
 });
 
 test("queue.close() waits for the handlers of a worker whose close() was called first", async () => {
@@ -191,6 +194,9 @@ test("takes that time out while another take waits leave the waiting line (40,00
   assert.ok(grown < 4e6, `the heap grew by ${(grown / 1e6).toFixed(1)} MB over 40,000 timed-out takes`);
   const first = (blocks[0] + blocks[1]) / 2;
   const last = (blocks[38] + blocks[39]) / 2;
-  assert.ok(last < Math.max(10 * first, 200), `a block of 1,000 took ${first.toFixed(0)} ms first, ${last.toFixed(0)} ms last`);
+  assert.ok(
+    last < Math.max(10 * first, 200),
+    `a block of 1,000 took ${first.toFixed(0)} ms first, ${last.toFixed(0)} ms last`,
+  );
   await worker.close();
 });
