@@ -253,6 +253,61 @@ test("a value nested 10^4 or 10^5 deep is refused with a TypeError naming the pa
   assert.equal(await q.size(), 0, "a refused offer changed the queue");
 });
 
+test("what JSON would change is refused, naming the path: an array's toJSON, an Array subclass, a named property, a getter that changes", async () => {
+  const q = open();
+  const withToJSON = Object.assign([1, 2], { toJSON: () => "something else" });
+  class Orders extends Array {}
+  const named = Object.assign([1, 2], { total: 3 });
+  let reads = 0;
+  const changing = {
+    get n() {
+      return reads++;
+    },
+  };
+  for (const [value, message] of [
+    [withToJSON, /^value is an array with a property "toJSON"/],
+    [{ list: [1, { a: withToJSON }] }, /^value\.list\[1\]\.a is an array with a property "toJSON"/],
+    [Orders.from([1, 2]), /^value is an array of another class \(Orders\)/],
+    [named, /^value is an array with a property "total" that JSON leaves out/],
+    [changing, /^value\.n changed while it was read/],
+  ]) {
+    await assert.rejects(q.offer(value, 0), (e) => e instanceof TypeError && message.test(e.message));
+  }
+  assert.equal(await q.size(), 0, "a refused offer changed the queue");
+});
+
+test("one unreadable reason (a :reasons entry that is not JSON) leaves every dead letter listed", async () => {
+  const q = open({ maxAttempts: 1 });
+  await q.offer("a", 0, { id: "a" });
+  await q.offer("b", 0, { id: "b" });
+  for (let i = 0; i < 2; i++) await (await q.take()).nack({ reason: "failed" });
+  await raw.hset(q.keys.reasons, "a", "{not json");
+  const { items } = await q.deadLetters();
+  assert.deepEqual(
+    items.map((d) => [d.id, d.value, d.reason]),
+    [
+      ["a", "a", "{not json"],
+      ["b", "b", "failed"],
+    ],
+  );
+});
+
+test("queue names and prefixes with lone surrogates are refused: Redis would give them one set of keys", () => {
+  for (const name of ["jobs\uD800", "jobs\uDBFF", "\uDC00jobs"]) {
+    assert.throws(
+      () => new RedisDelayQueue({ name }),
+      (e) => e instanceof RangeError && /^options\.name must be well-formed Unicode/.test(e.message),
+    );
+  }
+  assert.throws(
+    () => new RedisDelayQueue({ name: "jobs", prefix: "t\uD800:" }),
+    /^RangeError: options\.prefix must be well-formed/,
+  );
+  // U+FFFD itself is a character like any other.
+  const q = open({ name: "jobs\uFFFD" });
+  assert.match(q.keys.items, /\{jobs\uFFFD\}/);
+});
+
 test("a take that times out or is aborted leaves its item in the queue", async () => {
   const q = open();
   await q.offer("later", 1000, { id: "later" });
