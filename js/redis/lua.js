@@ -101,32 +101,32 @@ const PARTS = {
     head: "--[[ retryDead: a dead letter goes back, due now, with its attempts reset.\n  KEYS: the queue's keys (includes/keys.lua)\n  ARGV: channel, id\n  Reply: 1 if it was dead (else 0), head\n]]",
     rest: "\nlocal now = clock()\nlocal r = parse(redis.call('HGET', items, ARGV[2]))\nif r == nil or r.state ~= 'd' then return { 0, head() or false } end\nlocal before = head()\nredis.call('ZREM', dead, ARGV[2])\nredis.call('HDEL', reasons, ARGV[2])\nr.attempt = 0\nenqueue(ARGV[2], r, fmt(now))\nreturn { 1, announce(ARGV[1], before) or false }\n",
   },
-  "schedule-advance": {
-    sha: "b72c1f07fc45254ca28d1f8ab778198160efa5f0",
+  scheduleAdvance: {
+    sha: "bcad872725f439c681430ed1f2dfe5e73645b68d",
     timed: false,
     parts: ["time", "keys", "record", "queue", "schedule"],
-    head: "--[[ schedule-advance: a client's answer for a cron schedule (the take script asked for it):\n  accepted only while the schedule's pending occurrence is still the one it was computed for\n  (compare-and-set on its due time), so that two clients cannot both place the next one. The\n  pending occurrence becomes `keep` (itself, or the latest missed one for catchUp \"one\", or the\n  next one for \"none\") and its successor `succ`.\n  KEYS: the queue's keys (includes/keys.lua)\n  ARGV: channel, id, due (what the client computed for), keep ('end' when the rule has no more),\n    succ ('end' when none follows keep)\n  Reply: 1 if accepted (0: the schedule moved on, or is gone), head\n]]",
+    head: "--[[ scheduleAdvance: a client's answer for a cron schedule (the take script asked for it):\n  accepted only while the schedule's pending occurrence is still the one it was computed for\n  (compare-and-set on its due time), so that two clients cannot both place the next one. The\n  pending occurrence becomes `keep` (itself, or the latest missed one for catchUp \"one\", or the\n  next one for \"none\") and its successor `succ`.\n  KEYS: the queue's keys (includes/keys.lua)\n  ARGV: channel, id, due (what the client computed for), keep ('end' when the rule has no more),\n    succ ('end' when none follows keep)\n  Reply: 1 if accepted (0: the schedule moved on, or is gone), head\n]]",
     rest: "\nlocal sid, due, keep = ARGV[2], ARGV[3], ARGV[4]\nlocal S = sched_get(sid)\nif S == nil or S.kind ~= 'c' or S.due ~= due then return { 0, head() or false } end\nlocal before = head()\nif keep ~= due then\n  if keep ~= 'end' and S.last ~= '' and tonumber(keep) <= tonumber(S.last) then return { 0, head() or false } end\n  unplace(sid, S)\n  if keep ~= 'end' then place(sid, S, tonumber(keep)) end\nend\nS.succ = ARGV[5]\nsched_put(sid, S)\nreturn { 1, announce(ARGV[1], before) or false }\n",
   },
-  "schedule-list": {
-    sha: "518ad535b7ffe295189a9fe6a748ab9b83d0d2ae",
+  scheduleList: {
+    sha: "8475afeb76e0fed9cbe101a30a685db14f65a904",
     timed: false,
     parts: ["time", "keys", "record", "queue", "schedule"],
-    head: "--[[ schedule-list: a page of the schedules, in the order HSCAN gives them.\n  KEYS: the queue's keys (includes/keys.lua)\n  ARGV: cursor ('0' for the first page), count (about how many)\n  Reply: the next cursor ('0' after the last page), then per schedule what\n    includes/schedule.lua's sched_reply gives\n]]",
+    head: "--[[ scheduleList: a page of the schedules, in the order HSCAN gives them.\n  KEYS: the queue's keys (includes/keys.lua)\n  ARGV: cursor ('0' for the first page), count (about how many)\n  Reply: the next cursor ('0' after the last page), then per schedule what\n    includes/schedule.lua's sched_reply gives\n]]",
     rest: "\nlocal page = redis.call('HSCAN', schedules, ARGV[1], 'COUNT', tonumber(ARGV[2]))\nlocal out = { page[1] }\nlocal fields = page[2]\nfor i = 1, #fields, 2 do\n  local S = sched_get(fields[i])\n  if S then sched_reply(out, fields[i], S) end\nend\nreturn out\n",
   },
-  "schedule-remove": {
-    sha: "f981d19b3e0764c9c275b454932e86b4a39ea937",
+  scheduleRemove: {
+    sha: "157a7cdc797c6b954966d3815d265750b57a3eac",
     timed: false,
     parts: ["time", "keys", "record", "queue", "schedule"],
-    head: "--[[ schedule-remove: removes a schedule and its pending occurrence (occurrences in flight or\n  waiting for a retry go on as items).\n  KEYS: the queue's keys (includes/keys.lua)\n  ARGV: id\n  Reply: 1 if there was such a schedule, else 0\n]]",
+    head: "--[[ scheduleRemove: removes a schedule and its pending occurrence (occurrences in flight or\n  waiting for a retry go on as items).\n  KEYS: the queue's keys (includes/keys.lua)\n  ARGV: id\n  Reply: 1 if there was such a schedule, else 0\n]]",
     rest: "\nlocal S = sched_get(ARGV[1])\nif S == nil then return 0 end\nunplace(ARGV[1], S)\nredis.call('HDEL', schedules, ARGV[1])\nreturn 1\n",
   },
-  "schedule-upsert": {
-    sha: "54ed5e4dee0c50175193e2fbe58e63ce8dc243e9",
+  scheduleUpsert: {
+    sha: "3b92d737d032d2888e6cbd5395e6087800de08f8",
     timed: true,
     parts: ["time", "keys", "record", "queue", "schedule"],
-    head: "--[[ schedule-upsert: creates a schedule, or updates the one of that id. Its chain stays when its\n  rule is the same (kind, period or expression, zone, and start when given): the pending\n  occurrence keeps its due time and takes the new value; otherwise the pending occurrence is\n  replaced by the new rule's first, which is always later than the latest run (so no\n  occurrence runs twice). Runs, skipped and the last run are kept.\n  KEYS: the queue's keys (includes/keys.lua)\n  ARGV: channel, id, kind ('e' every, 'c' cron), rule (the period, or the expression), start\n    ('' or epoch ms), zone, catchUp, overlap ('1' or '0'), value, and for cron: first (the rule's\n    first occurrence at or after the start the client chose, '' for none), succ (the one after\n    it, '' for none)\n  Reply: now, 1 (created), 2 (updated) or 0 (nothing changed: cron's first occurrence must come\n    after the latest run, the third field, and the client computes it again from there); then\n    the schedule as includes/schedule.lua's sched_reply gives it\n]]",
+    head: "--[[ scheduleUpsert: creates a schedule, or updates the one of that id. Its chain stays when its\n  rule is the same (kind, period or expression, zone, and start when given): the pending\n  occurrence keeps its due time and takes the new value; otherwise the pending occurrence is\n  replaced by the new rule's first, which is always later than the latest run (so no\n  occurrence runs twice). Runs, skipped and the last run are kept.\n  KEYS: the queue's keys (includes/keys.lua)\n  ARGV: channel, id, kind ('e' every, 'c' cron), rule (the period, or the expression), start\n    ('' or epoch ms), zone, catchUp, overlap ('1' or '0'), value, and for cron: first (the rule's\n    first occurrence at or after the start the client chose, '' for none), succ (the one after\n    it, '' for none)\n  Reply: now, 1 (created), 2 (updated) or 0 (nothing changed: cron's first occurrence must come\n    after the latest run, the third field, and the client computes it again from there); then\n    the schedule as includes/schedule.lua's sched_reply gives it\n]]",
     rest: "\nlocal now = clock()\nlocal sid = ARGV[2]\nlocal old = sched_get(sid)\nlocal S = { kind = ARGV[3], rule = ARGV[4], start = ARGV[5], zone = ARGV[6], catch = ARGV[7], overlap = ARGV[8],\n  value = ARGV[9], due = '', succ = '', last = '', began = '', wait = '0', runs = 0, skipped = 0 }\nif old then S.last, S.began, S.runs, S.skipped = old.last, old.began, old.runs, old.skipped end\nlocal before = head()\nif old and old.due ~= '' and old.kind == S.kind and old.rule == S.rule and old.zone == S.zone\n  and (S.start == '' or S.start == old.start) then\n  -- The same rule: the chain goes on.\n  S.start, S.due, S.succ, S.wait = old.start, old.due, old.succ, old.wait\n  local pid, pr = pending_occurrence(sid, old)\n  if pid and pr.value ~= S.value then\n    pr.value = S.value\n    save(pid, pr)\n  end\nelse\n  local from = math.ceil(now)\n  if S.last ~= '' then from = math.max(from, tonumber(S.last) + 1) end\n  local first\n  if S.kind == 'e' then\n    if S.start == '' then S.start = whole(math.ceil(now + tonumber(S.rule))) end\n    first = every_next(S, from - 1)\n  else\n    first = tonumber(ARGV[10])\n    if first ~= nil and S.last ~= '' and first <= tonumber(S.last) then return { fmt(now), 0, S.last } end\n    S.succ = ARGV[11] == '' and 'end' or ARGV[11]\n  end\n  if old then unplace(sid, old) end\n  if first ~= nil then place(sid, S, first) end\nend\nsched_put(sid, S)\nannounce(ARGV[1], before)\nlocal out = { fmt(now), old and 2 or 1 }\nsched_reply(out, sid, S)\nreturn out\n",
   },
   stats: {

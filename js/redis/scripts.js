@@ -173,7 +173,7 @@ export const SCRIPTS = {
   clear: script("clear", none, () => undefined),
 
   scheduleUpsert: script(
-    "schedule-upsert",
+    "scheduleUpsert",
     /**
      * `first` and `succ` (cron only): the rule's first occurrence at or after the start the
      * client chose, and the one after it; undefined for none.
@@ -199,14 +199,14 @@ export const SCRIPTS = {
   ),
 
   scheduleRemove: script(
-    "schedule-remove",
+    "scheduleRemove",
     /** @param {{ id: string }} p */
     ({ id }) => [id],
     (found) => found === 1,
   ),
 
   scheduleList: script(
-    "schedule-list",
+    "scheduleList",
     /** @param {{ cursor: string, count: number }} p */
     ({ cursor, count }) => [cursor, count],
     ([cursor, ...rest]) => {
@@ -218,7 +218,7 @@ export const SCRIPTS = {
   ),
 
   scheduleAdvance: script(
-    "schedule-advance",
+    "scheduleAdvance",
     /** `keep` and `succ` undefined: the rule has none. @param {{ channel: string, id: string, due: string, keep: number | undefined, succ: number | undefined }} p */
     ({ channel, id, due, keep, succ }) => [
       channel,

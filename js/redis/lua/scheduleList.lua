@@ -1,4 +1,4 @@
---[[ schedule-list: a page of the schedules, in the order HSCAN gives them.
+--[[ scheduleList: a page of the schedules, in the order HSCAN gives them.
   KEYS: the queue's keys (includes/keys.lua)
   ARGV: cursor ('0' for the first page), count (about how many)
   Reply: the next cursor ('0' after the last page), then per schedule what

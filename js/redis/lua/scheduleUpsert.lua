@@ -1,4 +1,4 @@
---[[ schedule-upsert: creates a schedule, or updates the one of that id. Its chain stays when its
+--[[ scheduleUpsert: creates a schedule, or updates the one of that id. Its chain stays when its
   rule is the same (kind, period or expression, zone, and start when given): the pending
   occurrence keeps its due time and takes the new value; otherwise the pending occurrence is
   replaced by the new rule's first, which is always later than the latest run (so no

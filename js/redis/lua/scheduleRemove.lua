@@ -1,4 +1,4 @@
---[[ schedule-remove: removes a schedule and its pending occurrence (occurrences in flight or
+--[[ scheduleRemove: removes a schedule and its pending occurrence (occurrences in flight or
   waiting for a retry go on as items).
   KEYS: the queue's keys (includes/keys.lua)
   ARGV: id

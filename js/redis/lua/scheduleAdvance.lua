@@ -1,4 +1,4 @@
---[[ schedule-advance: a client's answer for a cron schedule (the take script asked for it):
+--[[ scheduleAdvance: a client's answer for a cron schedule (the take script asked for it):
   accepted only while the schedule's pending occurrence is still the one it was computed for
   (compare-and-set on its due time), so that two clients cannot both place the next one. The
   pending occurrence becomes `keep` (itself, or the latest missed one for catchUp "one", or the
