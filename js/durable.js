@@ -58,7 +58,7 @@
 // Times are epoch ms; seq orders equal deadlines (FIFO) and, for dead letters, the order of
 // death; attempt counts the deliveries begun.
 
-import { checkMs, describe, epochOf, isRevoked, options } from "./arguments.js";
+import { checkId, checkMs, describe, epochOf, isRevoked, MAX_ID_LENGTH, options } from "./arguments.js";
 import { ClosedError } from "./errors.js";
 import { Slots } from "./slots.js";
 import { Deadlines } from "./wasm.js";
@@ -164,8 +164,6 @@ const LATEST_DEADLINE = Date.UTC(2189, 0, 1);
 const LATEST = new Date(LATEST_DEADLINE).toISOString();
 /** The earliest deadline: the earliest time a Date can hold. */
 const EARLIEST_DEADLINE = -8.64e15;
-/** The longest id, in UTF-16 code units (as on Redis). */
-const MAX_ID_LENGTH = 512;
 /** What `ifExists` may be; the first is the default. */
 const IF_EXISTS = ["replace", "keep", "extend"];
 /** The contract's defaults, as on Redis: deliveries before the dead letters, ms before a retry. */
@@ -254,7 +252,7 @@ export class DurableDelayQueue {
     ) {
       throw new TypeError(`storage must be a Durable Object's storage (ctx.storage), got ${describe(storage)}`);
     }
-    const { prefix = "tarry:", maxAttempts = MAX_ATTEMPTS } = optionsOf(
+    const { prefix = "tarry:", maxAttempts = MAX_ATTEMPTS } = options(
       opts,
       "options",
       ["prefix", "maxAttempts"],
@@ -305,7 +303,7 @@ export class DurableDelayQueue {
       if (item === null || typeof item !== "object" || isRevoked(item)) {
         throw new TypeError(`${where} must be an object, got ${describe(item)}`);
       }
-      const o = optionsOf(item, where, ["value", "delayMs", "deadline", "id", "ifExists"], "offerMany()");
+      const o = options(item, where, ["value", "delayMs", "deadline", "id", "ifExists"], "offerMany()");
       if ((o.delayMs === undefined) === (o.deadline === undefined)) {
         throw new TypeError(`${where} must have exactly one of delayMs and deadline`);
       }
@@ -464,7 +462,7 @@ export class DurableDelayQueue {
    */
   async deliver(handler, opts) {
     if (typeof handler !== "function") throw new TypeError(`handler must be a function, got ${describe(handler)}`);
-    const { retryDelayMs = RETRY_DELAY_MS } = optionsOf(opts, "options", ["retryDelayMs"], "deliver()");
+    const { retryDelayMs = RETRY_DELAY_MS } = options(opts, "options", ["retryDelayMs"], "deliver()");
     if (typeof retryDelayMs !== "function") checkMs(retryDelayMs, "options.retryDelayMs");
     this.#open();
     const run = this.#delivery.then(() => this.#deliver(handler, retryDelayMs));
@@ -616,7 +614,7 @@ export class DurableDelayQueue {
    * page (undefined: none). `limit` 1 to 1000, default 100.
    */
   async deadLetters(opts) {
-    const { limit = PAGE, after } = optionsOf(opts, "options", ["limit", "after"], "deadLetters()");
+    const { limit = PAGE, after } = options(opts, "options", ["limit", "after"], "deadLetters()");
     checkLimit(limit, "options.limit");
     const from = after === undefined ? -1 : seqOfCursor(after, "options.after");
     this.#open();
@@ -663,7 +661,7 @@ export class DurableDelayQueue {
 
   /** Removes the dead letters that died at least `olderThan` ms ago (default 0: all); resolves to how many. */
   async purgeDead(opts) {
-    const { olderThan = 0 } = optionsOf(opts, "options", ["olderThan"], "purgeDead()");
+    const { olderThan = 0 } = options(opts, "options", ["olderThan"], "purgeDead()");
     checkMs(olderThan, "options.olderThan");
     if (olderThan < 0) throw new RangeError(`options.olderThan must be >= 0, got ${olderThan}`);
     this.#open();
@@ -887,24 +885,9 @@ function alarmAt(deadline) {
 
 // ---- Arguments ----
 
-/**
- * An options bag (undefined or an object) whose keys are all `known`; an unknown one is
- * refused, naming it and the call `of` (the wording of the shared rule for every engine).
- */
-function optionsOf(o, name, known, of) {
-  const bag = options(o, name);
-  for (const key of Object.keys(bag)) {
-    if (!known.includes(key)) {
-      const shown = /^[A-Za-z_$][\w$]*$/.test(key) ? `${name}.${key}` : `${name}[${JSON.stringify(key.slice(0, 40))}]`;
-      throw new TypeError(`${shown} is not an option of ${of} (its options: ${known.join(", ")})`);
-    }
-  }
-  return bag;
-}
-
 /** One checked offer: { id, ifExists, value (the copy kept), deadline }. */
 function offerOf(value, valueName, opts, optsName, deadline, of) {
-  const { id = crypto.randomUUID(), ifExists = IF_EXISTS[0] } = optionsOf(opts, optsName, ["id", "ifExists"], of);
+  const { id = crypto.randomUUID(), ifExists = IF_EXISTS[0] } = options(opts, optsName, ["id", "ifExists"], of);
   checkId(id, `${optsName}.id`);
   if (typeof ifExists !== "string") {
     throw new TypeError(`${optsName}.ifExists must be a string, got ${describe(ifExists)}`);
@@ -913,16 +896,6 @@ function offerOf(value, valueName, opts, optsName, deadline, of) {
     throw new RangeError(`${optsName}.ifExists must be "replace", "keep" or "extend", got ${describe(ifExists)}`);
   }
   return { id, ifExists, value: storable(value, valueName), deadline };
-}
-
-/** An id: a non-empty, well-formed string of at most MAX_ID_LENGTH code units (as on Redis). */
-function checkId(id, name) {
-  if (typeof id !== "string") throw new TypeError(`${name} must be a string, got ${describe(id)}`);
-  if (id === "") throw new RangeError(`${name} must not be empty`);
-  if (id.length > MAX_ID_LENGTH) {
-    throw new RangeError(`${name} must be at most ${MAX_ID_LENGTH} characters, got ${id.length}`);
-  }
-  if (!id.isWellFormed()) throw new RangeError(`${name} must be well-formed Unicode (it has a lone surrogate)`);
 }
 
 function isId(id) {
