@@ -63,7 +63,7 @@ import { ClosedError } from "./errors.js";
 import { Slots } from "./slots.js";
 import { Deadlines } from "./wasm.js";
 import { infoOf, occurrenceStep, pendingId, planSchedule, scheduleOf, storedSchedule } from "./schedule/durable.js";
-import { checkScheduleId, cronRuleOf, occurrenceId, scheduleSpec } from "./schedule/spec.js";
+import { checkScheduleId, cronRuleOf, dueOf, occurrenceId, scheduleSpec } from "./schedule/spec.js";
 
 // ---- The seam to the wasm binding: every use of it is in this class. ----
 
@@ -494,7 +494,11 @@ export class DurableDelayQueue {
         const value = structuredClone(record.value);
         /** @type {{ id: string, value: any, deadline: number, attempt: number, schedule?: string }} */
         const job = { id: record.id, value, deadline: record.deadline, attempt: record.attempt };
-        if (record.schedule !== undefined) job.schedule = record.schedule; // an occurrence
+        if (record.schedule !== undefined) {
+          // An occurrence: its schedule, and its due time whatever a retry made its deadline.
+          job.schedule = record.schedule;
+          job.deadline = dueOf(record.id);
+        }
         let error = null;
         try {
           await handler(value, job);

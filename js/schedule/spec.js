@@ -81,6 +81,11 @@ export function occurrenceId(id, due) {
   return `${id}@${due}`;
 }
 
+/** The due time of the occurrence whose id is `id` (as occurrenceId made it). */
+export function dueOf(id) {
+  return Number(id.slice(id.lastIndexOf("@") + 1));
+}
+
 /** @type {Promise<typeof import("./cron.js")> | null} */
 let cronModule = null;
 

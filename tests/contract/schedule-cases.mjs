@@ -167,7 +167,7 @@ export function scheduleCases(test, { consume, checkBadCalls, HOUR, sleep }) {
     assert.ok(got[1].deadline > ended[0], `the next run is due at ${got[1].deadline - t0}, before the long run ended`);
   });
 
-  test("an occurrence whose handler throws is retried like any item (job.schedule kept), and the schedule goes on", async (e) => {
+  test("an occurrence whose handler throws is retried like any item (job.schedule and job.deadline kept), and the schedule goes on", async (e) => {
     const q = await e.open();
     const { nextRun: t0 } = await q.schedule("s", { every: 200 }, "s", { catchUp: "all" });
     const got = await consume(
@@ -180,12 +180,12 @@ export function scheduleCases(test, { consume, checkBadCalls, HOUR, sleep }) {
       { retryDelayMs: 50 },
     );
     assert.deepEqual(
-      got.map((d) => [d.id, d.schedule, d.attempt]),
+      got.map((d) => [d.id, d.schedule, d.deadline, d.attempt]),
       [
-        [`s@${t0}`, "s", 1],
-        [`s@${t0}`, "s", 2],
-        [`s@${t0 + 200}`, "s", 1],
-        [`s@${t0 + 400}`, "s", 1],
+        [`s@${t0}`, "s", t0, 1],
+        [`s@${t0}`, "s", t0, 2], // job.deadline: the occurrence's due time, on a retry too
+        [`s@${t0 + 200}`, "s", t0 + 200, 1],
+        [`s@${t0 + 400}`, "s", t0 + 400, 1],
       ],
     );
   });

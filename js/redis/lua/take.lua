@@ -7,8 +7,8 @@
   ARGV: channel, count, visibility (ms), maxAttempts, reclaim (expired leases handled at most)
   Reply: now, head, lease head, needs (per cron schedule whose rule a client must compute: {
     id, due, now, expression, zone, catchUp }), skipped (per occurrence skipped for overlap:
-    schedule id, due), then per item handed out: id, value, deadline, attempt, token, schedule
-    (its id, or false)
+    schedule id, due), then per item handed out: id, value, deadline (an occurrence's: its due
+    time, retries included), attempt, token, schedule (its id, or false)
 ]]
 --- @include "time"
 --- @include "queue"
@@ -64,7 +64,7 @@ if count > 0 then
             redis.call('ZADD', leased, expiry, id)
             out[#out + 1] = id
             out[#out + 1] = r.value
-            out[#out + 1] = r.deadline
+            out[#out + 1] = r.schedule and due_of(id, r) or r.deadline
             out[#out + 1] = r.attempt
             out[#out + 1] = r.token
             out[#out + 1] = r.schedule or false

@@ -196,6 +196,13 @@ local function occur(id, r, now, needs, skips) -- luacheck: ignore 211
   return sid .. '@' .. S.last, r
 end
 
+-- The due time of occurrence id (record r), for its delivery's deadline: the one in its id,
+-- whatever deadline a retry or a wait gave its record.
+local function due_of(id, r) -- luacheck: ignore 211
+  local due = string.match(id, '@(%-?%d+)$')
+  return due and fmt(tonumber(due)) or r.deadline
+end
+
 -- The delivery of item id, an occurrence of schedule sid, was acked: an occurrence that waits
 -- for that run to end is due now.
 local function ended(sid, id) -- luacheck: ignore 211
