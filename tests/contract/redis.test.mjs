@@ -1,5 +1,5 @@
 // The engine contract (cases.mjs) against RedisDelayQueue, as users import it, on a private
-// redis-server (scripts/redis-server.mjs: a free loopback port, stopped after). Consumption is
+// redis-server (tests/redis/redis-server.mjs: a free loopback port, stopped after). Consumption is
 // process(handler, { retryDelayMs }) with one slot, stopped once n deliveries have settled.
 //
 // Where RedisDelayQueue does not keep the contract yet, the case is listed below, with why:
@@ -10,7 +10,7 @@ import { after, before, test } from "node:test";
 import assert from "node:assert/strict";
 import { Redis } from "ioredis";
 import { RedisDelayQueue } from "tarry-queue/redis";
-import { startRedis } from "../../scripts/redis-server.mjs";
+import { startRedis } from "../redis/redis-server.mjs";
 import { register } from "./register.mjs";
 
 /** Cases RedisDelayQueue fails today: why, and the error that shows it. */
