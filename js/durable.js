@@ -703,11 +703,13 @@ export class DurableDelayQueue {
     this.#open();
     return this.#exclusive(async () => {
       const old = this.#schedules.get(spec.id);
-      const { schedule, first } = planSchedule(old, spec, copy, cronRule, Date.now());
-      /** @type {Required<Pick<Change, "removes" | "adds" | "updates" | "next" | "schedulePuts">>} */
-      const change = { removes: [], adds: [], updates: [], next: this.#next, schedulePuts: [schedule] };
       const present = old === undefined ? undefined : this.#items.get(/** @type {string} */ (pendingId(old)));
       const pending = present !== undefined && this.#isChain(present) ? present : undefined;
+      // A schedule whose pending occurrence is gone (an offer replaced it) goes on after it.
+      const gone = old !== undefined && pending === undefined ? (old.due ?? undefined) : undefined;
+      const { schedule, first } = planSchedule(old, spec, copy, cronRule, Date.now(), gone);
+      /** @type {Required<Pick<Change, "removes" | "adds" | "updates" | "next" | "schedulePuts">>} */
+      const change = { removes: [], adds: [], updates: [], next: this.#next, schedulePuts: [schedule] };
       if (first === undefined) {
         if (pending !== undefined) change.updates.push({ record: pending, fields: { value: structuredClone(copy) } });
       } else {

@@ -92,36 +92,41 @@ export function infoOf(s) {
  * (`old`, or undefined): `{ schedule, first }`, where `first` is the due time of the pending
  * occurrence to place, or undefined when the old one stays (the same rule: its chain goes
  * on, with the new value). A new rule's first occurrence is later than the latest run, so no
- * occurrence runs twice. Throws a RangeError when the rule has no occurrence left.
+ * occurrence runs twice, and later than `gone`, the due time of a pending occurrence that is
+ * no longer there (an item offered under its id replaced it), when there is one. Throws a
+ * RangeError when the rule has no occurrence left.
  * @param {DurableSchedule | undefined} old
  * @param {import("./spec.js").ScheduleSpec} spec
  * @param {any} value the copy to keep
  * @param {{ next(after: number): number | undefined, latest(at: number): number | undefined } | null} cronRule
  * @param {number} now
+ * @param {number} [gone]
  */
-export function planSchedule(old, spec, value, cronRule, now) {
+export function planSchedule(old, spec, value, cronRule, now, gone) {
   const start = spec.start === undefined ? undefined : Math.ceil(spec.start);
   const rule = spec.kind === "every" ? { every: spec.every } : { cron: spec.cron, timezone: spec.timezone };
   const history = { last: old?.last ?? null, runs: old?.runs ?? 0, skipped: old?.skipped ?? 0 };
   const common = { id: spec.id, ...rule, catchUp: spec.catchUp, overlap: spec.overlap, value, ...history };
-  const same =
+  const sameRule =
     old !== undefined &&
-    old.due !== null &&
     old.every === spec.every &&
     old.cron === spec.cron &&
     old.timezone === spec.timezone &&
     (start === undefined || start === old.start);
+  const same = sameRule && old.due !== null && gone === undefined;
   if (same) return { schedule: { ...common, start: old.start, due: old.due, rule: old.rule }, first: undefined };
-  const after = old?.last == null ? Number.NEGATIVE_INFINITY : old.last + 1;
+  const after = Math.max(old?.last == null ? Number.NEGATIVE_INFINITY : old.last + 1, (gone ?? -Infinity) + 1);
   let occurrences;
   let from;
   let origin;
   if (spec.kind === "every") {
-    origin = start ?? Math.ceil(now + /** @type {number} */ (spec.every));
+    // The same rule keeps its phase.
+    origin =
+      start ?? (sameRule ? /** @type {number} */ (old.start) : Math.ceil(now + /** @type {number} */ (spec.every)));
     occurrences = new EveryRule(/** @type {number} */ (spec.every), origin);
     from = Math.max(now, after);
   } else {
-    origin = start ?? null;
+    origin = start ?? (sameRule ? old.start : null);
     occurrences = /** @type {NonNullable<typeof cronRule>} */ (cronRule);
     from = Math.max(start === undefined ? now + 1 : Math.max(start, now), after);
   }

@@ -118,6 +118,12 @@ export function scheduleCases(test, { consume, checkBadCalls, HOUR, sleep }) {
     assert.ok((await q.delayOf(id)) > HOUR - 60_000);
     assert.equal(await q.size(), 1);
     assert.equal((await q.schedules())[0].nextRun, nextRun);
+    // An item offered under its id replaces it; schedule() again gives the schedule its next.
+    await q.offer("not an occurrence", 2 * HOUR, { id });
+    const again = await q.schedule("s", { every: HOUR }, "x");
+    assert.equal(again.nextRun, nextRun + HOUR, "the schedule goes on after the occurrence replaced");
+    assert.ok((await q.delayOf(`s@${again.nextRun}`)) > HOUR, "its pending occurrence is there again");
+    assert.equal(await q.size(), 2);
   });
 
   // A first run that takes 450 ms, every 100 ms, one consumer: when it ends, the schedule is

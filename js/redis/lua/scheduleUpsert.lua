@@ -1,7 +1,7 @@
 --[[ scheduleUpsert: creates a schedule, or updates the one of that id. Its chain stays when its
-  rule is the same (kind, period or expression, zone, and start when given): the pending
-  occurrence keeps its due time and takes the new value; otherwise the pending occurrence is
-  replaced by the new rule's first, which is always later than the latest run (so no
+  rule is the same (kind, period or expression, zone, and start when given) and its pending
+  occurrence is there: that keeps its due time and takes the new value; otherwise the pending
+  occurrence is replaced by the rule's first, which is always later than the latest run (so no
   occurrence runs twice). Runs, skipped and the last run are kept.
   KEYS: the queue's keys (includes/keys.lua)
   ARGV: channel, id, kind ('e' every, 'c' cron), rule (the period, or the expression), start
@@ -9,7 +9,8 @@
     first occurrence at or after the start the client chose, '' for none), succ (the one after
     it, '' for none)
   Reply: now, 1 (created), 2 (updated) or 0 (nothing changed: cron's first occurrence must come
-    after the latest run, the third field, and the client computes it again from there); then
+    after the third field, the latest run or the replaced occurrence, and the client computes it
+    again from there); then
     the schedule as includes/schedule.lua's sched_reply gives it
 ]]
 --- @include "time"
@@ -23,25 +24,32 @@ local S = { kind = ARGV[3], rule = ARGV[4], start = ARGV[5], zone = ARGV[6], cat
   value = ARGV[9], due = '', succ = '', last = '', began = '', wait = '0', runs = 0, skipped = 0 }
 if old then S.last, S.began, S.runs, S.skipped = old.last, old.began, old.runs, old.skipped end
 local before = head()
-if old and old.due ~= '' and old.kind == S.kind and old.rule == S.rule and old.zone == S.zone
-  and (S.start == '' or S.start == old.start) then
+local same = old and old.kind == S.kind and old.rule == S.rule and old.zone == S.zone
+  and (S.start == '' or S.start == old.start)
+local pid, pr
+if old then pid, pr = pending_occurrence(sid, old) end
+if same and pid then
   -- The same rule: the chain goes on.
   S.start, S.due, S.succ, S.wait = old.start, old.due, old.succ, old.wait
-  local pid, pr = pending_occurrence(sid, old)
-  if pid and pr.value ~= S.value then
+  if pr.value ~= S.value then
     pr.value = S.value
     save(pid, pr)
   end
 else
+  -- The first occurrence after now and after the latest run, and after a pending occurrence
+  -- that an item offered under its id replaced.
+  local floor = S.last ~= '' and tonumber(S.last) or nil
+  if old and old.due ~= '' and not pid then floor = math.max(floor or tonumber(old.due), tonumber(old.due)) end
   local from = math.ceil(now)
-  if S.last ~= '' then from = math.max(from, tonumber(S.last) + 1) end
+  if floor then from = math.max(from, floor + 1) end
   local first
+  if same then S.start = old.start end -- the same rule keeps its phase
   if S.kind == 'e' then
     if S.start == '' then S.start = whole(math.ceil(now + tonumber(S.rule))) end
     first = every_next(S, from - 1)
   else
     first = tonumber(ARGV[10])
-    if first ~= nil and S.last ~= '' and first <= tonumber(S.last) then return { fmt(now), 0, S.last } end
+    if first ~= nil and floor and first <= floor then return { fmt(now), 0, whole(floor) } end
     S.succ = ARGV[11] == '' and 'end' or ARGV[11]
   end
   if old then unplace(sid, old) end
