@@ -222,7 +222,7 @@ export function render({ meta, results }) {
     "- Lateness = the time a handler starts minus (the time before the add call + the delay), each on its own process's clock (one machine).",
     ...(meta.schedules
       ? [
-          `- Schedules (bench/redis/schedules.mjs): measured by the same command on ${meta.schedules.date.slice(0, 10)} (${meta.schedules.seconds} s, tarry at \`${meta.schedules.commit}\`), one run of each, ${meta.schedules.scheduleSeconds} s per lateness run; an occurrence's lateness = its handler's start minus its due time (tarry's \`job.deadline\`, the instant in BullMQ's job id).`,
+          `- Schedules (bench/redis/schedules.mjs): measured by the same command on ${meta.schedules.date.slice(0, 10)} (${meta.schedules.seconds} s, tarry at \`${meta.schedules.commit}\`), one run of each, ${meta.schedules.scheduleSeconds} s per lateness run, load average (1 min) ${Math.min(...meta.schedules.load).toFixed(2)}–${Math.max(...meta.schedules.load).toFixed(2)}; an occurrence's lateness = its handler's start minus its due time (tarry's \`job.deadline\`, the instant in BullMQ's job id).`,
         ]
       : []),
     "",
