@@ -58,10 +58,12 @@
 // Times are epoch ms; seq orders equal deadlines (FIFO) and, for dead letters, the order of
 // death; attempt counts the deliveries begun.
 
-import { checkMs, describe, epochOf, isRevoked, options } from "./arguments.js";
+import { checkId, checkMs, describe, epochOf, isRevoked, MAX_ID_LENGTH, options } from "./arguments.js";
 import { ClosedError } from "./errors.js";
 import { Slots } from "./slots.js";
 import { Deadlines } from "./wasm.js";
+import { infoOf, occurrenceStep, pendingId, planSchedule, scheduleOf, storedSchedule } from "./schedule/durable.js";
+import { checkScheduleId, cronRuleOf, dueOf, occurrenceId, scheduleSpec } from "./schedule/spec.js";
 
 // ---- The seam to the wasm binding: every use of it is in this class. ----
 
@@ -164,8 +166,6 @@ const LATEST_DEADLINE = Date.UTC(2189, 0, 1);
 const LATEST = new Date(LATEST_DEADLINE).toISOString();
 /** The earliest deadline: the earliest time a Date can hold. */
 const EARLIEST_DEADLINE = -8.64e15;
-/** The longest id, in UTF-16 code units (as on Redis). */
-const MAX_ID_LENGTH = 512;
 /** What `ifExists` may be; the first is the default. */
 const IF_EXISTS = ["replace", "keep", "extend"];
 /** The contract's defaults, as on Redis: deliveries before the dead letters, ms before a retry. */
@@ -181,11 +181,13 @@ const KEYS_PER_CALL = 128;
 /** Deliveries whose lateness stats() keeps. */
 const LATENESS_SAMPLES = 8192;
 
-/** @typedef {{ id: string, state: string, value: any, deadline: number, seq: number, attempt: number, handle?: number, reason?: string, diedAt?: number }} DurableRecord */
+/** @typedef {{ id: string, state: string, value: any, deadline: number, seq: number, attempt: number, handle?: number, reason?: string, diedAt?: number, schedule?: string }} DurableRecord */
+/** @typedef {import("./schedule/durable.js").DurableSchedule} DurableSchedule */
 /**
  * What one storage transaction changes (#commit).
  * @typedef {{ removes?: DurableRecord[], adds?: DurableRecord[], updates?: { record: DurableRecord, fields: object }[],
- *   deadRemoves?: DurableRecord[], deadAdds?: DurableRecord[], next?: number }} Change
+ *   deadRemoves?: DurableRecord[], deadAdds?: DurableRecord[], next?: number,
+ *   schedulePuts?: DurableSchedule[], scheduleDeletes?: DurableSchedule[] }} Change
  */
 
 /** What `#alarm` holds when this queue cannot know what storage holds. */
@@ -214,6 +216,8 @@ export class DurableDelayQueue {
   /** The item whose handler runs (in #items, not in #order), or null. @type {DurableRecord | null} */
   #inFlight = null;
   #dead = new DeadLetters();
+  /** The schedules, by id (js/schedule/durable.js). @type {Map<string, DurableSchedule>} */
+  #schedules = new Map();
   #next = 0;
   /** The alarm storage holds (epoch ms, or null for none), as far as this queue knows. @type {number | null | undefined} */
   #alarm = UNKNOWN;
@@ -254,7 +258,7 @@ export class DurableDelayQueue {
     ) {
       throw new TypeError(`storage must be a Durable Object's storage (ctx.storage), got ${describe(storage)}`);
     }
-    const { prefix = "tarry:", maxAttempts = MAX_ATTEMPTS } = optionsOf(
+    const { prefix = "tarry:", maxAttempts = MAX_ATTEMPTS } = options(
       opts,
       "options",
       ["prefix", "maxAttempts"],
@@ -305,7 +309,7 @@ export class DurableDelayQueue {
       if (item === null || typeof item !== "object" || isRevoked(item)) {
         throw new TypeError(`${where} must be an object, got ${describe(item)}`);
       }
-      const o = optionsOf(item, where, ["value", "delayMs", "deadline", "id", "ifExists"], "offerMany()");
+      const o = options(item, where, ["value", "delayMs", "deadline", "id", "ifExists"], "offerMany()");
       if ((o.delayMs === undefined) === (o.deadline === undefined)) {
         throw new TypeError(`${where} must have exactly one of delayMs and deadline`);
       }
@@ -349,7 +353,7 @@ export class DurableDelayQueue {
       item.handle = undefined;
       after.set(o.id, item);
     }
-    /** @type {Required<Omit<Change, "deadAdds">>} */
+    /** @type {Required<Omit<Change, "deadAdds" | "schedulePuts" | "scheduleDeletes">>} */
     const change = { removes: [], adds: [], updates: [], deadRemoves: [], next };
     for (const [id, item] of after) {
       const live = this.#items.get(id);
@@ -371,7 +375,7 @@ export class DurableDelayQueue {
     this.#open();
     return this.#exclusive(async () => {
       const record = this.#pending(id);
-      if (record === undefined) return false;
+      if (record === undefined || this.#isChain(record)) return false;
       await this.#commit({ removes: [record] });
       return true;
     });
@@ -387,7 +391,7 @@ export class DurableDelayQueue {
     this.#open();
     return this.#exclusive(async () => {
       const old = this.#pending(id);
-      if (old === undefined) return false;
+      if (old === undefined || this.#isChain(old)) return false;
       const moved = { ...old, deadline, seq: this.#next, handle: undefined };
       await this.#commit({ removes: [old], adds: [moved], next: this.#next + 1 });
       return true;
@@ -464,7 +468,7 @@ export class DurableDelayQueue {
    */
   async deliver(handler, opts) {
     if (typeof handler !== "function") throw new TypeError(`handler must be a function, got ${describe(handler)}`);
-    const { retryDelayMs = RETRY_DELAY_MS } = optionsOf(opts, "options", ["retryDelayMs"], "deliver()");
+    const { retryDelayMs = RETRY_DELAY_MS } = options(opts, "options", ["retryDelayMs"], "deliver()");
     if (typeof retryDelayMs !== "function") checkMs(retryDelayMs, "options.retryDelayMs");
     this.#open();
     const run = this.#delivery.then(() => this.#deliver(handler, retryDelayMs));
@@ -488,7 +492,13 @@ export class DurableDelayQueue {
       while (record !== undefined) {
         delivered++;
         const value = structuredClone(record.value);
+        /** @type {{ id: string, value: any, deadline: number, attempt: number, schedule?: string }} */
         const job = { id: record.id, value, deadline: record.deadline, attempt: record.attempt };
+        if (record.schedule !== undefined) {
+          // An occurrence: its schedule, and its due time whatever a retry made its deadline.
+          job.schedule = record.schedule;
+          job.deadline = dueOf(record.id);
+        }
         let error = null;
         try {
           await handler(value, job);
@@ -572,7 +582,17 @@ export class DurableDelayQueue {
         continue;
       }
       const change = outcome ?? {};
-      if (head === back) {
+      if (head !== back && this.#isChain(head)) {
+        // A schedule's pending occurrence: catchUp decides what runs, and the next one is
+        // placed in this transaction (js/schedule/durable.js).
+        const out = this.#occur(head, change);
+        if (out === undefined) {
+          await this.#commit(change, { alarm: false });
+          outcome = null;
+          continue;
+        }
+        head = out;
+      } else if (head === back) {
         back.attempt++; // a new record, stored as it goes out
       } else {
         change.updates = [{ record: head, fields: { attempt: head.attempt + 1 } }];
@@ -589,10 +609,67 @@ export class DurableDelayQueue {
     }
   }
 
+  /**
+   * Adds to `change` what handing out `record`, its schedule's pending occurrence, does now:
+   * the schedule moves on (its next occurrence placed), and the occurrence that runs goes out
+   * with its attempt raised: `record` itself, or, for a catch-up "one", a new item for the
+   * latest missed occurrence. Returns the record to hand out, or undefined when none runs
+   * (catchUp "none").
+   * @param {DurableRecord} record
+   * @param {Change} change
+   */
+  #occur(record, change) {
+    const s = /** @type {DurableSchedule} */ (this.#schedules.get(/** @type {string} */ (record.schedule)));
+    const { run, schedule } = occurrenceStep(s, Date.now());
+    let next = change.next ?? this.#next;
+    const removes = [...(change.removes ?? [])];
+    const adds = [...(change.adds ?? [])];
+    const nextId = pendingId(schedule);
+    if (nextId !== undefined && !this.#items.has(nextId)) {
+      const due = /** @type {number} */ (schedule.due);
+      adds.push({
+        id: nextId,
+        state: "pending",
+        value: s.value,
+        deadline: due,
+        seq: next++,
+        attempt: 0,
+        schedule: s.id,
+      });
+    }
+    let out;
+    if (run === undefined) removes.push(record);
+    else if (run === record.deadline) change.updates = [{ record, fields: { attempt: record.attempt + 1 } }];
+    else {
+      removes.push(record);
+      /** @type {DurableRecord} */
+      const latest = {
+        id: occurrenceId(s.id, run),
+        state: "pending",
+        value: record.value,
+        deadline: run,
+        seq: next++,
+        attempt: 1,
+        schedule: s.id,
+      };
+      out = latest;
+      adds.push(latest);
+    }
+    Object.assign(change, { removes, adds, next, schedulePuts: [schedule] });
+    return run === record.deadline ? record : out;
+  }
+
+  /** Whether `record` is its schedule's pending occurrence (which only its schedule moves). */
+  #isChain(record) {
+    if (record.schedule === undefined) return false;
+    const s = this.#schedules.get(record.schedule);
+    return s !== undefined && s.due === record.deadline && pendingId(s) === record.id;
+  }
+
   /** The change that moves `record` to the dead letters. */
   #burial(record, reason) {
-    const { id, value, deadline, attempt } = record;
-    const dead = { id, state: "dead", value, deadline, attempt, seq: this.#next, reason, diedAt: Date.now() };
+    const { id, value, deadline, attempt, schedule } = record;
+    const dead = { id, state: "dead", value, deadline, attempt, seq: this.#next, reason, diedAt: Date.now(), schedule };
     return { removes: [record], deadAdds: [dead], next: this.#next + 1 };
   }
 
@@ -608,6 +685,74 @@ export class DurableDelayQueue {
     for (const r of behind) this.#order.add(r);
   }
 
+  // ---- schedules (js/schedule/durable.js; docs/schedules.md) -------------------------------
+
+  /**
+   * Creates the schedule `id`, or updates it: `{ every }` (ms, a fixed rate) or `{ cron,
+   * timezone }`, each occurrence an item with `value`, delivered like any other (`job.schedule`
+   * = `id`, `job.deadline` = its due time). Options: `catchUp` ("one", "all", "none"),
+   * `overlap`, `start`. The chain goes on when the rule is the same; the schedule and its
+   * pending occurrence are stored in one transaction. Resolves with the schedule, as
+   * schedules() lists it.
+   */
+  async schedule(id, rule, value, opts) {
+    const spec = scheduleSpec(id, rule, opts);
+    const copy = storable(value, "value");
+    const cronRule =
+      spec.kind === "cron" ? await cronRuleOf(/** @type {string} */ (spec.cron), spec.timezone ?? "UTC") : null;
+    this.#open();
+    return this.#exclusive(async () => {
+      const old = this.#schedules.get(spec.id);
+      const present = old === undefined ? undefined : this.#items.get(/** @type {string} */ (pendingId(old)));
+      const pending = present !== undefined && this.#isChain(present) ? present : undefined;
+      // A schedule whose pending occurrence is gone (an offer replaced it) goes on after it.
+      const gone = old !== undefined && pending === undefined ? (old.due ?? undefined) : undefined;
+      const { schedule, first } = planSchedule(old, spec, copy, cronRule, Date.now(), gone);
+      /** @type {Required<Pick<Change, "removes" | "adds" | "updates" | "next" | "schedulePuts">>} */
+      const change = { removes: [], adds: [], updates: [], next: this.#next, schedulePuts: [schedule] };
+      if (first === undefined) {
+        if (pending !== undefined) change.updates.push({ record: pending, fields: { value: structuredClone(copy) } });
+      } else {
+        if (pending !== undefined) change.removes.push(pending);
+        const nextId = occurrenceId(spec.id, first);
+        if (!this.#items.has(nextId))
+          change.adds.push({
+            id: nextId,
+            state: "pending",
+            value: structuredClone(copy),
+            deadline: first,
+            seq: change.next++,
+            attempt: 0,
+            schedule: spec.id,
+          });
+      }
+      await this.#commit(change);
+      return infoOf(schedule);
+    });
+  }
+
+  /** Removes the schedule `id` and its pending occurrence (a run in flight finishes); resolves true if there was one. */
+  async unschedule(id) {
+    checkScheduleId(id);
+    this.#open();
+    return this.#exclusive(async () => {
+      const s = this.#schedules.get(id);
+      if (s === undefined) return false;
+      const pending = this.#items.get(/** @type {string} */ (pendingId(s)));
+      const removes = pending !== undefined && this.#isChain(pending) ? [pending] : [];
+      await this.#commit({ removes, scheduleDeletes: [s] });
+      return true;
+    });
+  }
+
+  /** Every schedule, by id: `{ id, every | cron, timezone, start, catchUp, overlap, value, nextRun, lastRun, runs, skipped }`. */
+  async schedules() {
+    this.#open();
+    return this.#exclusive(() =>
+      [...this.#schedules.values()].sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0)).map(infoOf),
+    );
+  }
+
   // ---- dead letters ------------------------------------------------------------------------
 
   /**
@@ -616,7 +761,7 @@ export class DurableDelayQueue {
    * page (undefined: none). `limit` 1 to 1000, default 100.
    */
   async deadLetters(opts) {
-    const { limit = PAGE, after } = optionsOf(opts, "options", ["limit", "after"], "deadLetters()");
+    const { limit = PAGE, after } = options(opts, "options", ["limit", "after"], "deadLetters()");
     checkLimit(limit, "options.limit");
     const from = after === undefined ? -1 : seqOfCursor(after, "options.after");
     this.#open();
@@ -663,7 +808,7 @@ export class DurableDelayQueue {
 
   /** Removes the dead letters that died at least `olderThan` ms ago (default 0: all); resolves to how many. */
   async purgeDead(opts) {
-    const { olderThan = 0 } = optionsOf(opts, "options", ["olderThan"], "purgeDead()");
+    const { olderThan = 0 } = options(opts, "options", ["olderThan"], "purgeDead()");
     checkMs(olderThan, "options.olderThan");
     if (olderThan < 0) throw new RangeError(`options.olderThan must be >= 0, got ${olderThan}`);
     this.#open();
@@ -727,7 +872,16 @@ export class DurableDelayQueue {
    * @param {{ alarm?: boolean }} [opts]
    */
   async #commit(
-    { removes = [], adds = [], updates = [], deadRemoves = [], deadAdds = [], next },
+    {
+      removes = [],
+      adds = [],
+      updates = [],
+      deadRemoves = [],
+      deadAdds = [],
+      next,
+      schedulePuts = [],
+      scheduleDeletes = [],
+    },
     { alarm = true } = {},
   ) {
     const headAt = alarm ? this.#headAfter(removes, adds) : UNKNOWN;
@@ -739,7 +893,9 @@ export class DurableDelayQueue {
       puts.set(this.#key("item", record.id), storedItem({ ...record, ...fields }));
     for (const d of deadAdds) puts.set(this.#key("dead", d.id), storedDead(d));
     if (next !== undefined && next !== this.#next) puts.set(`${this.#prefix}next`, next);
+    for (const sc of schedulePuts) puts.set(this.#key("sched", sc.id), storedSchedule(sc));
     const deletes = [];
+    for (const sc of scheduleDeletes) deletes.push(this.#key("sched", sc.id));
     for (const r of removes) if (!puts.has(this.#key("item", r.id))) deletes.push(this.#key("item", r.id));
     for (const d of deadRemoves) if (!puts.has(this.#key("dead", d.id))) deletes.push(this.#key("dead", d.id));
     const entries = [...puts];
@@ -768,6 +924,8 @@ export class DurableDelayQueue {
     for (const d of deadRemoves) this.#dead.remove(d);
     for (const d of deadAdds) this.#dead.add(d);
     if (next !== undefined) this.#next = next;
+    for (const sc of scheduleDeletes) this.#schedules.delete(sc.id);
+    for (const sc of schedulePuts) this.#schedules.set(sc.id, sc);
     if (alarm && headAt === UNKNOWN) {
       try {
         await this.#arm();
@@ -811,13 +969,14 @@ export class DurableDelayQueue {
 
   async #load() {
     const storage = this.#storage;
-    const prefixes = { item: `${this.#prefix}item:`, dead: `${this.#prefix}dead:` };
+    const prefixes = { item: `${this.#prefix}item:`, dead: `${this.#prefix}dead:`, sched: `${this.#prefix}sched:` };
     const nextKey = `${this.#prefix}next`;
-    const [items, dead, next, alarm] = await Promise.all([
+    const [items, dead, next, alarm, schedules] = await Promise.all([
       storage.list({ prefix: prefixes.item }),
       storage.list({ prefix: prefixes.dead }),
       storage.get(nextKey),
       storage.getAlarm(),
+      storage.list({ prefix: prefixes.sched }),
     ]);
     /** @type {(key: string, what: string) => never} */
     const refuse = (key, what) => {
@@ -843,6 +1002,12 @@ export class DurableDelayQueue {
       max = Math.max(max, record.seq);
     }
     if (next !== undefined && !(Number.isSafeInteger(next) && next >= 0)) refuse(nextKey, "a tarry seq");
+    for (const [key, r] of schedules) {
+      const id = key.slice(prefixes.sched.length);
+      const s = isScheduleId(id) ? await scheduleOf(id, r) : null;
+      if (s === null) refuse(key, "a tarry schedule");
+      this.#schedules.set(id, s);
+    }
     // Added in (deadline, seq) order, the order's FIFO among ties is the order they had.
     records.sort((a, b) => a.deadline - b.deadline || a.seq - b.seq);
     for (const r of records) {
@@ -853,6 +1018,36 @@ export class DurableDelayQueue {
     this.#next = Math.max(next ?? 0, max + 1);
     this.#alarm = alarm ?? null;
     await this.#arm();
+    await this.#heal();
+  }
+
+  /**
+   * A schedule whose pending occurrence is missing (an offer replaced it under its id) gets
+   * its next one again: the first after now and after its latest run.
+   */
+  async #heal() {
+    /** @type {Required<Pick<Change, "adds" | "next" | "schedulePuts">>} */
+    const change = { adds: [], next: this.#next, schedulePuts: [] };
+    for (const s of this.#schedules.values()) {
+      const id = pendingId(s);
+      if (id === undefined || this.#items.has(id)) continue;
+      const from = Math.max(Date.now(), s.last === null ? Number.NEGATIVE_INFINITY : s.last + 1);
+      const due = s.rule.next(Math.ceil(from) - 1) ?? null;
+      const schedule = { ...s, due };
+      change.schedulePuts.push(schedule);
+      const nextId = pendingId(schedule);
+      if (due !== null && nextId !== undefined && !this.#items.has(nextId))
+        change.adds.push({
+          id: nextId,
+          state: "pending",
+          value: structuredClone(s.value),
+          deadline: due,
+          seq: change.next++,
+          attempt: 0,
+          schedule: s.id,
+        });
+    }
+    if (change.schedulePuts.length > 0) await this.#commit(change);
   }
 }
 
@@ -862,13 +1057,16 @@ function noop() {}
 
 const bySeq = (a, b) => a.seq - b.seq;
 
-function storedItem({ value, deadline, seq, attempt }) {
-  return { value, deadline, seq, attempt };
+/** What storage holds for an item (`schedule`: for an occurrence of one, its id). */
+/** @param {DurableRecord} record */
+function storedItem({ value, deadline, seq, attempt, schedule }) {
+  return schedule === undefined ? { value, deadline, seq, attempt } : { value, deadline, seq, attempt, schedule };
 }
 
 /** @param {DurableRecord} record a dead letter (reason and diedAt set) */
-function storedDead({ value, deadline, seq, attempt, reason, diedAt }) {
-  return { value, deadline, seq, attempt, reason, diedAt };
+function storedDead({ value, deadline, seq, attempt, reason, diedAt, schedule }) {
+  const dead = { value, deadline, seq, attempt, reason, diedAt };
+  return schedule === undefined ? dead : { ...dead, schedule };
 }
 
 /** The record stored under `id` (an item's fields), or null when it is not one of ours. */
@@ -877,7 +1075,19 @@ function recordOf(id, r) {
   const attempt = r.attempt ?? 0; // stored before attempts were counted
   if (!Number.isFinite(r.deadline) || !Number.isSafeInteger(r.seq) || r.seq < 0) return null;
   if (!Number.isSafeInteger(attempt) || attempt < 0) return null;
-  return { id, state: "pending", value: r.value, deadline: r.deadline, seq: r.seq, attempt, handle: undefined };
+  if (r.schedule !== undefined && !isScheduleId(r.schedule)) return null;
+  const record = { id, state: "pending", value: r.value, deadline: r.deadline, seq: r.seq, attempt, handle: undefined };
+  if (r.schedule !== undefined) record.schedule = r.schedule;
+  return record;
+}
+
+function isScheduleId(id) {
+  try {
+    checkScheduleId(id);
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 /** The alarm time for a deadline: whole ms, rounded up so it never fires early, and at least 1 (workerd refuses <= 0; any past time fires at once). */
@@ -887,24 +1097,9 @@ function alarmAt(deadline) {
 
 // ---- Arguments ----
 
-/**
- * An options bag (undefined or an object) whose keys are all `known`; an unknown one is
- * refused, naming it and the call `of` (the wording of the shared rule for every engine).
- */
-function optionsOf(o, name, known, of) {
-  const bag = options(o, name);
-  for (const key of Object.keys(bag)) {
-    if (!known.includes(key)) {
-      const shown = /^[A-Za-z_$][\w$]*$/.test(key) ? `${name}.${key}` : `${name}[${JSON.stringify(key.slice(0, 40))}]`;
-      throw new TypeError(`${shown} is not an option of ${of} (its options: ${known.join(", ")})`);
-    }
-  }
-  return bag;
-}
-
 /** One checked offer: { id, ifExists, value (the copy kept), deadline }. */
 function offerOf(value, valueName, opts, optsName, deadline, of) {
-  const { id = crypto.randomUUID(), ifExists = IF_EXISTS[0] } = optionsOf(opts, optsName, ["id", "ifExists"], of);
+  const { id = crypto.randomUUID(), ifExists = IF_EXISTS[0] } = options(opts, optsName, ["id", "ifExists"], of);
   checkId(id, `${optsName}.id`);
   if (typeof ifExists !== "string") {
     throw new TypeError(`${optsName}.ifExists must be a string, got ${describe(ifExists)}`);
@@ -913,16 +1108,6 @@ function offerOf(value, valueName, opts, optsName, deadline, of) {
     throw new RangeError(`${optsName}.ifExists must be "replace", "keep" or "extend", got ${describe(ifExists)}`);
   }
   return { id, ifExists, value: storable(value, valueName), deadline };
-}
-
-/** An id: a non-empty, well-formed string of at most MAX_ID_LENGTH code units (as on Redis). */
-function checkId(id, name) {
-  if (typeof id !== "string") throw new TypeError(`${name} must be a string, got ${describe(id)}`);
-  if (id === "") throw new RangeError(`${name} must not be empty`);
-  if (id.length > MAX_ID_LENGTH) {
-    throw new RangeError(`${name} must be at most ${MAX_ID_LENGTH} characters, got ${id.length}`);
-  }
-  if (!id.isWellFormed()) throw new RangeError(`${name} must be well-formed Unicode (it has a lone surrogate)`);
 }
 
 function isId(id) {

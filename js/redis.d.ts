@@ -74,6 +74,8 @@ export interface RedisJob<T extends Jsonable<T> = Json> {
   readonly deadline: number;
   /** 1 for the first delivery, 2 after one nack or expired lease, ... */
   readonly attempt: number;
+  /** For an occurrence of a schedule, the schedule's id (then `deadline` is its due time); undefined for any other item. */
+  readonly schedule: string | undefined;
   /** Done: the item is removed. False if this delivery had lost its lease (then nothing changes). */
   ack(): Promise<boolean>;
   /** Not done: back after delayMs (default 0), or to the dead letters after the last attempt. False if the lease was lost. */
@@ -81,6 +83,43 @@ export interface RedisJob<T extends Jsonable<T> = Json> {
   /** Keeps the lease ms more from now (default: visibilityTimeout). False if it was lost. */
   extend(ms?: number): Promise<boolean>;
 }
+
+/** A schedule's rule: a fixed rate (`every` ms), or a cron expression in an IANA time zone (default "UTC"). */
+export type ScheduleRule =
+  | { every: number; cron?: undefined; timezone?: undefined }
+  | { cron: string; timezone?: string; every?: undefined };
+
+/** Options of `schedule()`: docs/schedules.md has the rules. */
+export interface RedisScheduleOptions {
+  /** What runs when the schedule fell behind: "one" (default) the latest missed occurrence, "all" each, "none" none. */
+  catchUp?: "one" | "all" | "none";
+  /** false (default): an occurrence that comes due while the previous run is in flight is skipped and counted. */
+  overlap?: boolean;
+  /** every: the first occurrence (default one period from now; one in the past sets the phase). cron: no occurrence before it. */
+  start?: number | Date;
+}
+
+/** A schedule, as `schedule()` and `schedules()` give it. Times are epoch ms. */
+export type ScheduleInfo<T = Json> = (
+  | { every: number; cron?: undefined }
+  | { cron: string; timezone: string; every?: undefined }
+) & {
+  id: string;
+  /** every: its first occurrence (the phase); cron: the start given, or undefined. */
+  start: number | undefined;
+  catchUp: "one" | "all" | "none";
+  overlap: boolean;
+  /** What each occurrence carries as its value. */
+  value: T;
+  /** The due time of its pending occurrence; undefined when its rule has no more. */
+  nextRun: number | undefined;
+  /** The due time of the latest occurrence handed out, or undefined. */
+  lastRun: number | undefined;
+  /** Occurrences handed out so far. */
+  runs: number;
+  /** Occurrences skipped because the previous run was still in flight (overlap: false). */
+  skipped: number;
+};
 
 export interface DeadLetter<T extends Jsonable<T> = Json> {
   id: string;
@@ -145,6 +184,7 @@ export declare class RedisDelayQueue<T extends Jsonable<T> = Json> {
     dead: string;
     seq: string;
     reasons: string;
+    schedules: string;
     channel: string;
   };
   /** Offers value due delayMs after this call; resolves with its id once Redis has it. */
@@ -176,7 +216,17 @@ export declare class RedisDelayQueue<T extends Jsonable<T> = Json> {
   deadLetters(options?: { limit?: number }): Promise<DeadLetter<T>[]>;
   /** A dead letter back into the queue, due now, attempts reset: true if it was dead. */
   retryDead(id: string): Promise<boolean>;
-  /** Removes every item: pending, in flight and dead. */
+  /**
+   * Creates the schedule `id`, or updates it (its chain goes on when its rule is the same):
+   * each occurrence is an item with `value`, taken like any other, with `job.schedule` = `id`
+   * and `job.deadline` = its due time. Resolves with the schedule.
+   */
+  schedule(id: string, rule: ScheduleRule, value: T, options?: RedisScheduleOptions): Promise<ScheduleInfo<T>>;
+  /** Removes a schedule and its pending occurrence (a run in flight finishes): true if there was one. */
+  unschedule(id: string): Promise<boolean>;
+  /** Every schedule of the queue, by id. */
+  schedules(): Promise<ScheduleInfo<T>[]>;
+  /** Removes every item (pending, in flight and dead) and every schedule. */
   clear(): Promise<void>;
   /** Rejects waiting takes, lets process() handlers finish, closes the connections it opened. */
   close(): Promise<void>;

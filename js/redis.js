@@ -26,7 +26,9 @@ import { localNow } from "./redis/clock.js";
 import { Connection } from "./redis/connection.js";
 import { Consumer } from "./redis/consumer.js";
 import { keysOf } from "./redis/keys.js";
-import { checkId, checkRange, queueOptions } from "./redis/options.js";
+import { checkId, checkRange, JSON_RULES, queueOptions } from "./redis/options.js";
+import { checkScheduleId } from "./schedule/spec.js";
+import { RedisSchedules } from "./redis/schedules.js";
 import { SCRIPTS } from "./redis/scripts.js";
 
 export { ClosedError } from "./errors.js";
@@ -35,12 +37,6 @@ export { ClosedError } from "./errors.js";
 
 /** Items per offer script at most: more are split, so that no script holds Redis for long. */
 const OFFER_BATCH = 500;
-
-/**
- * Values cross processes as JSON text: what JSON.stringify would silently change or refuse is
- * refused, and so is nesting deeper than it can be relied on to write (it recurses).
- */
-const JSON_RULES = { omitUndefined: false, maxDepth: 1000 };
 
 /**
  * An offer, checked: its id, how its deadline is given ("d" a delay from `at`, "a" an
@@ -60,6 +56,8 @@ export class RedisDelayQueue {
   #closing = null;
   /** The offers made in one turn, gathered: one script per 500 items (each script atomic). */
   #offers;
+  /** schedule(), unschedule(), schedules(), and the cron part of their chains (js/redis/schedules.js). */
+  #schedules;
 
   /**
    * @param {object} opts
@@ -80,7 +78,8 @@ export class RedisDelayQueue {
     this.#keys = list;
     this.#channel = channel;
     this.#conn = new Connection(o.redis, list, o.onerror);
-    this.#consumer = new Consumer(this.#conn, o, channel);
+    this.#schedules = new RedisSchedules(this.#conn, channel);
+    this.#consumer = new Consumer(this.#conn, o, channel, this.#schedules);
     this.#offers = this.#conn.batcher(SCRIPTS.offer, OFFER_BATCH, (/** @type {Offer[]} */ items) =>
       this.#sendOffers(items),
     );
@@ -88,8 +87,8 @@ export class RedisDelayQueue {
 
   /** The queue's keys (all under one hash tag) and its pub/sub channel. */
   get keys() {
-    const [items, pending, leased, dead, seq, reasons] = this.#keys;
-    return { items, pending, leased, dead, seq, reasons, channel: this.#channel };
+    const [items, pending, leased, dead, seq, reasons, schedules] = this.#keys;
+    return { items, pending, leased, dead, seq, reasons, schedules, channel: this.#channel };
   }
 
   // --- producing ------------------------------------------------------------------------
@@ -296,6 +295,45 @@ export class RedisDelayQueue {
   async clear() {
     this.#open();
     await this.#conn.run(SCRIPTS.clear, undefined);
+  }
+
+  // --- schedules (js/redis/schedules.js; docs/schedules.md) ------------------------------
+
+  /**
+   * Creates the schedule `id`, or updates it: `{ every }` (ms, a fixed rate) or `{ cron,
+   * timezone }`, each occurrence an item with `value`, taken like any other (`job.schedule` =
+   * `id`, `job.deadline` = its due time). Options: `catchUp` ("one", "all", "none"),
+   * `overlap` (default false), `start`. Resolves with the schedule, as schedules() lists it.
+   * @param {string} id
+   * @param {{ every: number } | { cron: string, timezone?: string }} rule
+   * @param {unknown} value
+   * @param {{ catchUp?: "one" | "all" | "none", overlap?: boolean, start?: number | Date }} [opts]
+   */
+  async schedule(id, rule, value, opts) {
+    const checked = await this.#schedules.check(id, rule, value, opts);
+    this.#open();
+    return this.#schedules.schedule(checked);
+  }
+
+  /**
+   * Removes the schedule `id` and its pending occurrence (a run in flight finishes). Resolves
+   * true if there was one.
+   * @param {string} id
+   * @returns {Promise<boolean>}
+   */
+  async unschedule(id) {
+    checkScheduleId(id);
+    this.#open();
+    return this.#schedules.unschedule(id);
+  }
+
+  /**
+   * Every schedule of the queue, by id: `{ id, every | cron, timezone, start, catchUp,
+   * overlap, value, nextRun, lastRun, runs, skipped }` (times epoch ms, undefined for none).
+   */
+  async schedules() {
+    this.#open();
+    return this.#schedules.list();
   }
 
   // --- consuming ------------------------------------------------------------------------

@@ -95,6 +95,10 @@ class Recurrence {
   skipped = 0;
   /** The due time of the latest run (epoch ms), or undefined. */
   lastRun = undefined;
+  /** When the latest run began (Date.now()). */
+  began = Number.NEGATIVE_INFINITY;
+  /** Whether the pending occurrence (due, no item) waits for the running run to end (overlap false, catchUp "all"). */
+  waiting = false;
   /** @type {Schedule} */
   schedule;
 
@@ -442,6 +446,7 @@ export class Scheduler {
 
   /** Takes an active schedule's item off the timeline. */
   #unplace(r) {
+    r.waiting = false;
     if (!this.#active.delete(r)) return;
     if (r.handle !== 0) this.#tl.cancel(r.handle);
     r.handle = 0;
@@ -556,6 +561,12 @@ export class Scheduler {
       return;
     }
     const { run, next } = catchUp(r.rule, r.due, wall, r.catchUp);
+    if (run !== undefined && r.running > 0 && !r.overlap && run <= r.began) {
+      // Missed before the running run began (a catch-up "all"): not an overrun, so not
+      // skipped; it waits for that run to end (#settled places it again).
+      r.waiting = true;
+      return;
+    }
     if (next === undefined) {
       this.#end(r, "ended");
     } else {
@@ -572,6 +583,7 @@ export class Scheduler {
     }
     r.runs++;
     r.lastRun = due;
+    r.began = Date.now();
     let result;
     try {
       result = r.fn(new Date(due));
@@ -587,6 +599,7 @@ export class Scheduler {
       if (settled) return;
       settled = true;
       r.running--;
+      if (r.running === 0 && r.waiting) this.#release(r);
     };
     try {
       then.call(
@@ -601,6 +614,14 @@ export class Scheduler {
       done();
       this.#fail(e);
     }
+  }
+
+  /** The run an occurrence waited for has ended: it is due now (on the next wake-up). */
+  #release(r) {
+    r.waiting = false;
+    if (r.state !== "active" || this.#tl.deadlines === null) return;
+    this.#place(r);
+    this.#rearm();
   }
 
   #run(job) {

@@ -337,7 +337,8 @@ export interface ScheduleOptions {
   catchUp?: "one" | "all" | "none";
   /**
    * false (default): an occurrence that comes due while the previous run's promise is
-   * still pending is skipped and counted (`Schedule#skipped`); true: it runs.
+   * still pending is skipped and counted (`Schedule#skipped`), and a missed one that
+   * catchUp "all" runs waits for that run to end; true: it runs.
    */
   overlap?: boolean;
   /**

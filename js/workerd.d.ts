@@ -53,7 +53,7 @@ export type DurableOfferItem<T = unknown> = { value: T; id?: string; ifExists?: 
 );
 
 export interface DurableOpenOptions {
-  /** Prepended to the storage keys (`${prefix}item:<id>`, `${prefix}dead:<id>`, `${prefix}next`). Default "tarry:". */
+  /** Prepended to the storage keys (`${prefix}item:<id>`, `${prefix}dead:<id>`, `${prefix}sched:<id>`, `${prefix}next`). Default "tarry:". */
   prefix?: string;
   /** Deliveries before an item goes to the dead letters. Default 5. */
   maxAttempts?: number;
@@ -68,7 +68,46 @@ export interface DurableJob<T = unknown> {
   readonly deadline: number;
   /** 1 for the first delivery, 2 after one failure (or one that never finished), ... */
   readonly attempt: number;
+  /** For an occurrence of a schedule, the schedule's id (then `deadline` is its due time); undefined for any other item. */
+  readonly schedule: string | undefined;
 }
+
+/** A schedule's rule: a fixed rate (`every` ms), or a cron expression in an IANA time zone (default "UTC"). */
+export type DurableScheduleRule =
+  | { every: number; cron?: undefined; timezone?: undefined }
+  | { cron: string; timezone?: string; every?: undefined };
+
+/** Options of `schedule()`: docs/schedules.md has the rules. */
+export interface DurableScheduleOptions {
+  /** What runs when the schedule fell behind: "one" (default) the latest missed occurrence, "all" each, "none" none. */
+  catchUp?: "one" | "all" | "none";
+  /** Kept with the schedule; deliver() runs one handler at a time, so occurrences never overlap here. */
+  overlap?: boolean;
+  /** every: the first occurrence (default one period from now; one in the past sets the phase). cron: no occurrence before it. */
+  start?: number | Date;
+}
+
+/** A schedule, as `schedule()` and `schedules()` give it. Times are epoch ms. */
+export type DurableScheduleInfo<T = unknown> = (
+  | { every: number; cron?: undefined }
+  | { cron: string; timezone: string; every?: undefined }
+) & {
+  id: string;
+  /** every: its first occurrence (the phase); cron: the start given, or undefined. */
+  start: number | undefined;
+  catchUp: "one" | "all" | "none";
+  overlap: boolean;
+  /** A copy of what each occurrence carries as its value. */
+  value: T;
+  /** The due time of its pending occurrence; undefined when its rule has no more. */
+  nextRun: number | undefined;
+  /** The due time of the latest occurrence handed out, or undefined. */
+  lastRun: number | undefined;
+  /** Occurrences handed out so far. */
+  runs: number;
+  /** Occurrences skipped for overlap (always 0 here: deliver() runs one handler at a time). */
+  skipped: number;
+};
 
 export interface DurableDeliverOptions {
   /** Ms before an item whose handler threw comes back: a number, or (attempt, error) => ms. Default 1000. */
@@ -172,6 +211,21 @@ export declare class DurableDelayQueue<T = unknown> {
   deleteDead(id: string): Promise<boolean>;
   /** Removes the dead letters that died at least `olderThan` ms ago (default 0: all); resolves to how many. */
   purgeDead(options?: { olderThan?: number }): Promise<number>;
+  /**
+   * Creates the schedule `id`, or updates it (its chain goes on when its rule is the same):
+   * each occurrence is an item with `value`, delivered like any other, with `job.schedule` =
+   * `id` and `job.deadline` = its due time. Resolves with the schedule.
+   */
+  schedule(
+    id: string,
+    rule: DurableScheduleRule,
+    value: T,
+    options?: DurableScheduleOptions,
+  ): Promise<DurableScheduleInfo<T>>;
+  /** Removes a schedule and its pending occurrence (a run in flight finishes): true if there was one. */
+  unschedule(id: string): Promise<boolean>;
+  /** Every schedule, by id. */
+  schedules(): Promise<DurableScheduleInfo<T>[]>;
   /** Refuses later calls; resolves when the calls and deliveries already made have finished. Storage and alarm stay. */
   close(): Promise<void>;
   [Symbol.asyncDispose](): Promise<void>;

@@ -41,6 +41,7 @@ export class Consumer {
   /** @type {import("./options.js").QueueOptions} */
   #options;
   #channel;
+  #schedules;
   #timer = new Timer({ now: localNow }, true, () => this.#fire());
   /** Waiting takes, in call order. */
   #takers = new Takers();
@@ -71,11 +72,13 @@ export class Consumer {
    * @param {import("./connection.js").Connection} conn
    * @param {import("./options.js").QueueOptions} options
    * @param {string} channel the head channel
+   * @param {{ advance(needs: import("./schedules.js").Need[]): Promise<number> }} schedules what computes cron schedules' occurrences
    */
-  constructor(conn, options, channel) {
+  constructor(conn, options, channel, schedules) {
     this.#conn = conn;
     this.#options = options;
     this.#channel = channel;
+    this.#schedules = schedules;
     this.#acks = conn.batcher(SCRIPTS.ack, ACK_BATCH, (deliveries) => conn.run(SCRIPTS.ack, { deliveries }));
   }
 
@@ -307,13 +310,15 @@ export class Consumer {
         const { visibilityTimeout: visibility, maxAttempts } = this.#options;
         const count = Math.min(this.#takers.size, TAKE_BATCH);
         const params = { channel: this.#channel, count, visibility, maxAttempts, reclaim: RECLAIM_BATCH };
-        const { now, head, leaseHead, items } = await this.#conn.run(SCRIPTS.take, params);
+        const { now, head, leaseHead, needs, items } = await this.#conn.run(SCRIPTS.take, params);
         this.#failures = 0;
         this.#retryAt = 0;
         this.#lastCheck = localNow();
         this.#head = head;
         this.#leaseHead = leaseHead;
         for (const item of items) await this.#deliver(item, now);
+        // Cron schedules whose next occurrence the script could not compute: this process does.
+        if (needs.length > 0) this.#head = Math.min(this.#head, await this.#schedules.advance(needs));
         if (this.#takers.size > 0 && this.#head <= now) this.#again = true;
       } while (this.#again && !this.#closing);
     } catch (e) {
@@ -344,10 +349,10 @@ export class Consumer {
 
   /**
    * Hands one item of a take reply to the first waiting take, or puts it back when none waits.
-   * @param {{ id: string, text: string, deadline: number, attempt: number, token: string }} item
+   * @param {{ id: string, text: string, deadline: number, attempt: number, token: string, schedule: string | undefined }} item
    * @param {number} now the server's time of the take script
    */
-  async #deliver({ id, text, deadline, attempt, token }, now) {
+  async #deliver({ id, text, deadline, attempt, token, schedule }, now) {
     let value;
     try {
       value = JSON.parse(text);
@@ -357,7 +362,7 @@ export class Consumer {
       this.#again = true;
       return;
     }
-    const job = new RedisJob(this.#jobOps, id, value, deadline, attempt, token);
+    const job = new RedisJob(this.#jobOps, id, value, deadline, attempt, token, schedule);
     const taker = this.#takers.shift();
     if (!taker) {
       // The take that asked for it left while the script ran: the item goes back to its place.

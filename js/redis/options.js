@@ -3,6 +3,12 @@
 
 import { checkMs, describe, options } from "../arguments.js";
 
+/**
+ * Values cross processes as JSON text: what JSON.stringify would silently change or refuse is
+ * refused, and so is nesting deeper than it can be relied on to write (it recurses).
+ */
+export const JSON_RULES = { omitUndefined: false, maxDepth: 1000 };
+
 /** The longest id, in UTF-16 code units. */
 export const MAX_ID_LENGTH = 512;
 /** Deadlines must stay within the range of a Date. */

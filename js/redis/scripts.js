@@ -63,13 +63,19 @@ export const SCRIPTS = {
     /** @param {{ channel: string, count: number, visibility: number, maxAttempts: number, reclaim: number }} p */
     ({ channel, count, visibility, maxAttempts, reclaim }) => [channel, count, visibility, maxAttempts, reclaim],
     (reply) => {
-      /** @type {{ id: string, text: string, deadline: number, attempt: number, token: string }[]} */
+      /** @type {{ id: string, text: string, deadline: number, attempt: number, token: string, schedule: string | undefined }[]} */
       const items = [];
-      for (let i = 3; i < reply.length; i += 5) {
-        const [id, text, deadline, attempt, token] = reply.slice(i, i + 5);
-        items.push({ id, text, deadline: Number(deadline), attempt, token });
+      for (let i = 5; i < reply.length; i += 6) {
+        const [id, text, deadline, attempt, token, schedule] = reply.slice(i, i + 6);
+        items.push({ id, text, deadline: Number(deadline), attempt, token, schedule: schedule || undefined });
       }
-      return { now: Number(reply[0]), head: timeOf(reply[1]), leaseHead: timeOf(reply[2]), items };
+      /** @type {import("./schedules.js").Need[]} */
+      const needs = reply[3].map(needOf);
+      /** @type {{ schedule: string, due: number }[]} */
+      const skipped = [];
+      for (let i = 0; i < reply[4].length; i += 2)
+        skipped.push({ schedule: reply[4][i], due: Number(reply[4][i + 1]) });
+      return { now: Number(reply[0]), head: timeOf(reply[1]), leaseHead: timeOf(reply[2]), needs, skipped, items };
     },
   ),
 
@@ -165,7 +171,99 @@ export const SCRIPTS = {
   ),
 
   clear: script("clear", none, () => undefined),
+
+  scheduleUpsert: script(
+    "scheduleUpsert",
+    /**
+     * `first` and `succ` (cron only): the rule's first occurrence at or after the start the
+     * client chose, and the one after it; undefined for none.
+     * @param {{ channel: string, id: string, kind: "e" | "c", rule: string, start: number | undefined, zone: string, catchUp: string, overlap: boolean, json: string, first?: number, succ?: number }} p
+     */
+    (p) => [
+      p.channel,
+      p.id,
+      p.kind,
+      p.rule,
+      p.start === undefined ? "" : String(p.start),
+      p.zone,
+      p.catchUp,
+      p.overlap ? "1" : "0",
+      p.json,
+      p.first === undefined ? "" : String(p.first),
+      p.succ === undefined ? "" : String(p.succ),
+    ],
+    ([now, status, ...rest]) =>
+      status === 0
+        ? { now: Number(now), status, last: Number(rest[0]), schedule: undefined }
+        : { now: Number(now), status, last: undefined, schedule: scheduleOf(rest) },
+  ),
+
+  scheduleRemove: script(
+    "scheduleRemove",
+    /** @param {{ id: string }} p */
+    ({ id }) => [id],
+    (found) => found === 1,
+  ),
+
+  scheduleList: script(
+    "scheduleList",
+    /** @param {{ cursor: string, count: number }} p */
+    ({ cursor, count }) => [cursor, count],
+    ([cursor, ...rest]) => {
+      const schedules = [];
+      for (let i = 0; i < rest.length; i += SCHEDULE_FIELDS)
+        schedules.push(scheduleOf(rest.slice(i, i + SCHEDULE_FIELDS)));
+      return { cursor: String(cursor), schedules };
+    },
+  ),
+
+  scheduleAdvance: script(
+    "scheduleAdvance",
+    /** `keep` and `succ` undefined: the rule has none. @param {{ channel: string, id: string, due: string, keep: number | undefined, succ: number | undefined }} p */
+    ({ channel, id, due, keep, succ }) => [
+      channel,
+      id,
+      due,
+      keep === undefined ? "end" : String(keep),
+      succ === undefined ? "end" : String(succ),
+    ],
+    ([accepted, head]) => ({ accepted: accepted === 1, head: timeOf(head) }),
+  ),
 };
+
+/** The fields of a schedule in a reply (includes/schedule.lua's sched_reply). */
+const SCHEDULE_FIELDS = 12;
+
+/**
+ * A schedule as a reply gives it, read.
+ * @param {any[]} fields id, kind, rule, start, zone, catchUp, overlap, due, last, runs, skipped, value
+ * @returns {import("./schedules.js").StoredSchedule}
+ */
+function scheduleOf([id, kind, rule, start, zone, catchUp, overlap, due, last, runs, skipped, text]) {
+  return {
+    id,
+    kind: kind === "e" ? "every" : "cron",
+    rule,
+    start: start === "" ? undefined : Number(start),
+    timezone: zone,
+    catchUp,
+    overlap: overlap === "1",
+    due: due === "" ? undefined : Number(due),
+    last: last === "" ? undefined : Number(last),
+    runs,
+    skipped,
+    text,
+  };
+}
+
+/**
+ * What the take script asks a client to compute for a cron schedule.
+ * @param {any[]} need id, due, now, expression, zone, catchUp
+ * @returns {import("./schedules.js").Need}
+ */
+function needOf([id, due, now, expression, zone, catchUp]) {
+  return { id, due, now: Number(now), expression, timezone: zone, catchUp };
+}
 
 /**
  * A dead letter from the deadLetters reply: its value when the record reads and holds JSON,

@@ -20,6 +20,7 @@
 // Time is real (Redis decides it with its own clock): delays are tens of ms, orders rest on
 // deadlines set apart, and "never early" is checked for every delivery.
 import assert from "node:assert/strict";
+import { scheduleCases } from "./schedule-cases.mjs";
 
 /** [{ name, run(engine) }], in the order they run. */
 export const cases = [];
@@ -834,3 +835,7 @@ test("close(): every later call rejects with ClosedError", async (e) => {
   ];
   for (const call of calls) await assert.rejects(call(), { name: "ClosedError" }, call.toString());
 });
+
+// ---- schedules (schedule-cases.mjs) ---------------------------------------------------------
+
+scheduleCases(test, { consume, checkBadCalls, HOUR, sleep });

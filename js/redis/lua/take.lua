@@ -2,11 +2,17 @@
   now, or to the dead letters after maxAttempts. Then the transfer: up to count due items, in
   deadline order, leased to the caller.
   KEYS: the queue's keys (includes/keys.lua)
+  A schedule's occurrence is handed out as includes/schedule.lua (occur) decides, and its next
+  occurrence placed in the same run.
   ARGV: channel, count, visibility (ms), maxAttempts, reclaim (expired leases handled at most)
-  Reply: now, head, lease head, then per item handed out: id, value, deadline, attempt, token
+  Reply: now, head, lease head, needs (per cron schedule whose rule a client must compute: {
+    id, due, now, expression, zone, catchUp }), skipped (per occurrence skipped for overlap:
+    schedule id, due), then per item handed out: id, value, deadline (an occurrence's: its due
+    time, retries included), attempt, token, schedule (its id, or false)
 ]]
 --- @include "time"
 --- @include "queue"
+--- @include "schedule"
 
 local now = clock()
 local nows = fmt(now)
@@ -27,7 +33,8 @@ for _, id in ipairs(expired) do
 end
 if #expired > 0 then announce(ARGV[1], before or nil) end
 
-local out = { nows, false, false }
+local needs, skips = {}, {}
+local out = { nows, false, false, needs, skips }
 local count = tonumber(ARGV[2])
 if count > 0 then
   local due = redis.call('ZRANGEBYSCORE', pending, '-inf', nows, 'LIMIT', 0, count)
@@ -49,15 +56,19 @@ if count > 0 then
         if r == nil then
           bury(id, nil, now, raw and 'malformed record' or 'pending entry without a record', raw or member)
         elseif r.state == 'p' and r.seq == s then
-          r.state, r.attempt, r.token = 'l', r.attempt + 1, string.format('%d', token)
-          token = token + 1
-          save(id, r)
-          redis.call('ZADD', leased, expiry, id)
-          out[#out + 1] = id
-          out[#out + 1] = r.value
-          out[#out + 1] = r.deadline
-          out[#out + 1] = r.attempt
-          out[#out + 1] = r.token
+          if r.schedule then id, r = occur(id, r, now, needs, skips) end
+          if id then
+            r.state, r.attempt, r.token = 'l', r.attempt + 1, string.format('%d', token)
+            token = token + 1
+            save(id, r)
+            redis.call('ZADD', leased, expiry, id)
+            out[#out + 1] = id
+            out[#out + 1] = r.value
+            out[#out + 1] = r.schedule and due_of(id, r) or r.deadline
+            out[#out + 1] = r.attempt
+            out[#out + 1] = r.token
+            out[#out + 1] = r.schedule or false
+          end
         end
         -- else: a member left behind by a replaced record; it is gone now.
       end
