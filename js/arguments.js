@@ -4,9 +4,8 @@
 // with it instead). The rules they share are written once here: an options bag takes only
 // the options its call lists, and an option set to `undefined` is absent (its default);
 // `undefined` is no value, `null` is one; an id is a non-empty, well-formed string of at
-// most MAX_ID_LENGTH UTF-16 code units.
-
-import { Deadlines } from "./wasm.js";
+// most MAX_ID_LENGTH UTF-16 code units. Plain JS: the Redis entry uses these too and never
+// loads the wasm.
 
 /**
  * Whether `x` is a revoked Proxy, on which every operation throws the engine's TypeError
@@ -200,11 +199,10 @@ export function checkBoolean(x, name) {
   if (typeof x !== "boolean") throw new TypeError(`${name} must be a boolean, got ${describe(x)}`);
 }
 
-/** A bound on a queue's size: a whole number up to what a queue holds, or Infinity. */
-export function checkCapacity(capacity, name = "options.capacity") {
+/** A bound on a queue's size: a whole number up to `max` (what a queue holds), or Infinity. */
+export function checkCapacity(capacity, max, name = "options.capacity") {
   if (capacity === Infinity) return;
   if (typeof capacity !== "number") throw new TypeError(`${name} must be a number, got ${describe(capacity)}`);
-  const max = Deadlines.maxItems();
   if (!Number.isInteger(capacity) || capacity < 1 || capacity > max)
     throw new RangeError(`${name} must be a whole number from 1 to ${max}, or Infinity, got ${capacity}`);
 }

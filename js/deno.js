@@ -1,10 +1,12 @@
-// Deno entry: read the wasm next to this file (needs --allow-read for that folder).
-import { loadSync } from "./wasm.js";
+// Deno entry: the wasm comes inline with the JS (js/wasm.js) and is compiled on the first
+// DelayQueue or Scheduler, so it needs no permission (no file is read).
+import { wasmHex } from "../dist/tarry_inline.js";
+import { loadOnFirstUse } from "./wasm.js";
 
-loadSync(Deno.readFileSync(new URL("../dist/tarry_bg.wasm", import.meta.url)));
+loadOnFirstUse(wasmHex);
 
 export { DelayQueue } from "./queue.js";
 export { Scheduler } from "./scheduler.js";
 export { ClosedError } from "./errors.js";
-/** Loaded at import already: resolves at once (for code shared with the browser). */
+/** Optional: compiles the wasm asynchronously, or loads it from the source given (as in the browser). */
 export { init } from "./wasm.js";

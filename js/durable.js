@@ -181,6 +181,13 @@ const KEYS_PER_CALL = 128;
 /** Deliveries whose lateness stats() keeps. */
 const LATENESS_SAMPLES = 8192;
 
+/** @typedef {{ id: string, state: string, value: any, deadline: number, seq: number, attempt: number, handle?: number, reason?: string, diedAt?: number }} DurableRecord */
+/**
+ * What one storage transaction changes (#commit).
+ * @typedef {{ removes?: DurableRecord[], adds?: DurableRecord[], updates?: { record: DurableRecord, fields: object }[],
+ *   deadRemoves?: DurableRecord[], deadAdds?: DurableRecord[], next?: number }} Change
+ */
+
 /** What `#alarm` holds when this queue cannot know what storage holds. */
 const UNKNOWN = undefined;
 
@@ -202,18 +209,19 @@ export class DurableDelayQueue {
   #prefix;
   #maxAttempts;
   #order = new Order();
-  /** id → { id, value, deadline, seq, attempt, handle } of each pending or in-flight item. */
+  /** id → { id, value, deadline, seq, attempt, handle } of each pending or in-flight item. @type {Map<string, DurableRecord>} */
   #items = new Map();
-  /** The item whose handler runs (in #items, not in #order), or null. */
+  /** The item whose handler runs (in #items, not in #order), or null. @type {DurableRecord | null} */
   #inFlight = null;
   #dead = new DeadLetters();
   #next = 0;
-  /** The alarm storage holds (epoch ms, or null for none), as far as this queue knows. */
+  /** The alarm storage holds (epoch ms, or null for none), as far as this queue knows. @type {number | null | undefined} */
   #alarm = UNKNOWN;
   /** The tail of the calls waiting for their turn to change (or read) the queue. */
   #turn = Promise.resolve();
   /** The tail of the deliver() calls. */
   #delivery = Promise.resolve();
+  /** @type {Promise<void> | null} */
   #closing = null;
   #counters = { wakes: 0, earlyWakes: 0, delivered: 0, redelivered: 0 };
   #lateness = new Float64Array(LATENESS_SAMPLES);
@@ -341,6 +349,7 @@ export class DurableDelayQueue {
       item.handle = undefined;
       after.set(o.id, item);
     }
+    /** @type {Required<Omit<Change, "deadAdds">>} */
     const change = { removes: [], adds: [], updates: [], deadRemoves: [], next };
     for (const [id, item] of after) {
       const live = this.#items.get(id);
@@ -693,7 +702,12 @@ export class DurableDelayQueue {
     return record === undefined || record === this.#inFlight ? undefined : record;
   }
 
-  /** Runs `fn` when every earlier call has had its turn (see invariant 3). */
+  /**
+   * Runs `fn` when every earlier call has had its turn (see invariant 3).
+   * @template T
+   * @param {() => T | PromiseLike<T>} fn
+   * @returns {Promise<T>}
+   */
   #exclusive(fn) {
     const run = this.#turn.then(fn);
     this.#turn = run.then(noop, noop);
@@ -709,6 +723,8 @@ export class DurableDelayQueue {
    * in it (each with a seq below `next`), `updates` of items in place, dead letters
    * `deadRemoves`d and `deadAdds` made. `alarm: false` leaves the alarm to the caller
    * (deliver(), which writes it when it ends).
+   * @param {Change} change
+   * @param {{ alarm?: boolean }} [opts]
    */
   async #commit(
     { removes = [], adds = [], updates = [], deadRemoves = [], deadAdds = [], next },
@@ -803,9 +819,11 @@ export class DurableDelayQueue {
       storage.get(nextKey),
       storage.getAlarm(),
     ]);
+    /** @type {(key: string, what: string) => never} */
     const refuse = (key, what) => {
       throw new TypeError(`DurableDelayQueue.open(): storage key ${JSON.stringify(key)} does not hold ${what}`);
     };
+    /** @type {DurableRecord[]} */
     const records = [];
     let max = -1;
     for (const [key, r] of items) {
@@ -814,6 +832,7 @@ export class DurableDelayQueue {
       records.push(record);
       max = Math.max(max, record.seq);
     }
+    /** @type {DurableRecord[]} */
     const letters = [];
     for (const [key, r] of dead) {
       const record = recordOf(key.slice(prefixes.dead.length), r);
@@ -847,6 +866,7 @@ function storedItem({ value, deadline, seq, attempt }) {
   return { value, deadline, seq, attempt };
 }
 
+/** @param {DurableRecord} record a dead letter (reason and diedAt set) */
 function storedDead({ value, deadline, seq, attempt, reason, diedAt }) {
   return { value, deadline, seq, attempt, reason, diedAt };
 }

@@ -1,13 +1,14 @@
-// Node entry (also Bun): Node 20's fetch cannot read file: URLs, so read the wasm and
-// instantiate it synchronously at import. No top-level await, so CommonJS can require()
-// this module on the Node versions package.json's `engines` names (>= 20.19).
-import { readFileSync } from "node:fs";
-import { loadSync } from "./wasm.js";
+// Node entry (also Bun): the wasm comes inline with the JS (js/wasm.js) and is compiled on
+// the first DelayQueue or Scheduler, so importing costs nothing until then and no file is
+// read. No top-level await, so CommonJS can require() this module on the Node versions
+// package.json's `engines` names (>= 20.19).
+import { wasmHex } from "../dist/tarry_inline.js";
+import { loadOnFirstUse } from "./wasm.js";
 
-loadSync(readFileSync(new URL("../dist/tarry_bg.wasm", import.meta.url)));
+loadOnFirstUse(wasmHex);
 
 export { DelayQueue } from "./queue.js";
 export { Scheduler } from "./scheduler.js";
 export { ClosedError } from "./errors.js";
-/** Loaded at import already: resolves at once (for code shared with the browser). */
+/** Optional: compiles the wasm asynchronously, or loads it from the source given (as in the browser). */
 export { init } from "./wasm.js";

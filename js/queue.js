@@ -29,6 +29,7 @@
 import { Emitter, HEARD, LISTENING, POST } from "./events.js";
 import { Slots } from "./slots.js";
 import { Timeline } from "./timeline.js";
+import { Deadlines } from "./wasm.js";
 import { Waiters } from "./waiters.js";
 import { readSnapshot, writeSnapshot } from "./snapshot.js";
 import { ClosedError } from "./errors.js";
@@ -117,7 +118,7 @@ export class DelayQueue extends Emitter {
     super();
     const o = options(opts, "options", QUEUE_OPTIONS, "DelayQueue");
     const { capacity = Infinity, keepAlive = true, clock } = o;
-    checkCapacity(capacity);
+    checkCapacity(capacity, Deadlines.maxItems());
     checkBoolean(keepAlive, "options.keepAlive");
     if (clock !== undefined) checkClock(clock);
     this.#capacity = capacity;
@@ -354,7 +355,15 @@ export class DelayQueue extends Emitter {
     }
     const deadline = tl.clock.now() + delayMs;
     return new Promise((resolve, reject) => {
-      const putter = { value, deadline, id, resolve, reject, signal, onAbort: null };
+      const putter = {
+        value,
+        deadline,
+        id,
+        resolve,
+        reject,
+        signal,
+        onAbort: /** @type {(() => void) | null} */ (null),
+      };
       if (signal) {
         putter.onAbort = () => {
           if (this.#putters.remove(putter)) reject(abortReason(signal));
@@ -404,7 +413,7 @@ export class DelayQueue extends Emitter {
     if (signal?.aborted) return Promise.reject(abortReason(signal));
     const now = tl.clock.now();
     return new Promise((resolve, reject) => {
-      const taker = { resolve, reject, signal, onAbort: null, timeout: 0 };
+      const taker = { resolve, reject, signal, onAbort: /** @type {(() => void) | null} */ (null), timeout: 0 };
       this.#takers.push(taker);
       if (this.#takers.size === 1) {
         // Nobody is ahead of this take: an expired head is its at once.
@@ -731,8 +740,8 @@ export class DelayQueue extends Emitter {
     if (why === null) {
       taker.resolve(value);
     } else {
-      const error = new TypeError(
-        `the item taken became a thenable after it was offered (${why}); it is on this error's \`value\``,
+      const error = /** @type {TypeError & { value?: unknown }} */ (
+        new TypeError(`the item taken became a thenable after it was offered (${why}); it is on this error's \`value\``)
       );
       error.value = value;
       taker.reject(error);

@@ -9,6 +9,8 @@
  * @module tarry-queue/redis
  */
 
+import type { AbortSignalLike } from "./tarry.js";
+
 /** JSON data: what an item's value may be. */
 export type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
 
@@ -24,7 +26,7 @@ export type Jsonable<T> =
   | ({ [K in keyof T]: JsonableProperty<T[K]> } & (string | number | boolean | object) & { call?: never })
   | null;
 /** A property of JSON data: JSON itself, or an object whose properties are (an interface). */
-type JsonableProperty<V> = V extends Json
+export type JsonableProperty<V> = V extends Json
   ? V
   : V extends (...args: never[]) => unknown
     ? never
@@ -115,7 +117,10 @@ export interface RedisQueueStats {
   redelivered: number;
   /** Items whose take left (aborted, timed out) while the script handing them out ran: put back. */
   released: number;
-  /** Server time at transfer minus deadline, ms, over this process's last 8192 deliveries. */
+  /**
+   * Server time at transfer minus deadline, ms, over this process's deliveries: median,
+   * 99th percentile, max, from the same histogram (about 3% precision) as DelayQueue's stats.
+   */
   latenessP50: number;
   latenessP99: number;
   latenessMax: number;
@@ -159,7 +164,7 @@ export declare class RedisDelayQueue<T extends Jsonable<T> = Json> {
   /** Counts by state from Redis, and this process's timer and delivery figures. */
   stats(): Promise<RedisQueueStats>;
   /** The next due item, leased to this process. With timeout it resolves undefined when that passes. */
-  take(options?: { signal?: AbortSignal; timeout?: number }): Promise<RedisJob<T> | undefined>;
+  take(options?: { signal?: AbortSignalLike; timeout?: number }): Promise<RedisJob<T> | undefined>;
   /** `for await (const job of queue)`: takes jobs as they come due, until close(). */
   [Symbol.asyncIterator](): AsyncIterator<RedisJob<T>>;
   /** Runs handler for each due item, acks on success, nacks (retry after retryDelayMs) on a throw. */
@@ -179,7 +184,5 @@ export declare class RedisDelayQueue<T extends Jsonable<T> = Json> {
   [Symbol.asyncDispose](): Promise<void>;
 }
 
-/** What a closed queue's methods throw and its waiting takes reject with (the class tarry-queue exports too). */
-export declare class ClosedError extends Error {
-  readonly name: "ClosedError";
-}
+/** What a closed queue's methods throw and its waiting takes reject with: the class tarry-queue exports. */
+export { ClosedError } from "./tarry.js";

@@ -222,7 +222,7 @@ export class Scheduler extends Emitter {
   onerror = null;
 
   /**
-   * @param {{keepAlive?: boolean, onerror?: (error: unknown) => void, clock?: () => number, cron?: Function}} [opts]
+   * @param {{keepAlive?: boolean, onerror?: ((error: unknown) => void) | null, clock?: () => number, cron?: Function | null}} [opts]
    * keepAlive false: pending callbacks do not hold a Node or Deno process open. `cron`:
    * the `cron` export of tarry-queue/cron, which `cron()` needs.
    */
@@ -485,7 +485,7 @@ export class Scheduler extends Emitter {
    */
   #checkClocks() {
     const tl = this.#tl;
-    const d = tl.deadlines;
+    const d = /** @type {import("./wasm.js").Deadlines} */ (tl.deadlines);
     const low = tl.clock.offset().low;
     if (Math.abs(low - this.#offset) <= WALL_STEP_MS) return;
     this.#offset = low;

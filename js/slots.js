@@ -22,11 +22,17 @@ let mask = 0;
 
 /** Values by slot, for the items of one queue. */
 export class Slots {
-  /** values[slot] is the value of the live item in that slot. */
+  /** values[slot] is the value of the live item in that slot. @type {any[]} */
   #values = [];
-  /** ids[slot] is the id of the live item in that slot, if it has one; null until the first id. */
+  /**
+   * ids[slot] is the id of the live item in that slot, if it has one; null until the first id.
+   * @type {(string | undefined)[] | null}
+   */
   #ids = null;
-  /** The handle of the live item of each id (handles.get(ids[slot]) & mask === slot); null until the first id. */
+  /**
+   * The handle of the live item of each id (handles.get(ids[slot]) & mask === slot); null until the first id.
+   * @type {Map<string, number> | null}
+   */
   #handles = null;
   /** marks[slot] is true once the live item in that slot was seen expired; null until the first mark. */
   #marks = null;
@@ -92,8 +98,8 @@ export class Slots {
       this.#ids = [];
       this.#handles = new Map();
     }
-    this.#ids[handle & mask] = id;
-    this.#handles.set(id, handle);
+    /** @type {(string | undefined)[]} */ (this.#ids)[handle & mask] = id;
+    /** @type {Map<string, number>} */ (this.#handles).set(id, handle);
   }
 
   /** The handle of the live item named `id`, or undefined. */
@@ -106,11 +112,13 @@ export class Slots {
     return this.#ids === null ? undefined : this.#ids[slot];
   }
 
+  /** Called only once an id was named, so neither table is null. */
   #unname(slot) {
-    const id = this.#ids[slot];
+    const ids = /** @type {(string | undefined)[]} */ (this.#ids);
+    const id = ids[slot];
     if (id === undefined) return;
-    this.#ids[slot] = undefined;
-    this.#handles.delete(id);
+    ids[slot] = undefined;
+    /** @type {Map<string, number>} */ (this.#handles).delete(id);
   }
 
   /** Forgets every value and id. */

@@ -14,16 +14,20 @@
 // rounded up, and a restored item is never due before its written deadline.
 //
 // A value must come back the same from JSON; restore() refuses what snapshot() refuses.
-// The check is here in JS rather than in Rust through serde-wasm-bindgen: values live on
+// The check (json.js) is in JS rather than in Rust through serde-wasm-bindgen: values live on
 // the JS side, and reading each one across the boundary would cost far more than the check.
 //
 // The queue's methods (DelayQueue#snapshot, DelayQueue.restore) live in queue.js and call
 // these with its internals.
 
 import { checkId, isRevoked } from "./arguments.js";
+import { isJson, jsonProblem, kind } from "./json.js";
 import { Deadlines } from "./wasm.js";
 
 export const SNAPSHOT_VERSION = 1;
+
+/** A snapshot's values: JSON leaves out undefined properties, and gives them back as undefined. */
+const JSON_RULES = { omitUndefined: true, maxDepth: Number.POSITIVE_INFINITY };
 
 /**
  * The snapshot of items given by their slots and deadlines (on `clock`) in deadline order,
@@ -35,12 +39,8 @@ export function writeSnapshot(slots, deadlines, values, clock) {
   const items = new Array(slots.length);
   for (let i = 0; i < slots.length; i++) {
     const value = values.get(slots[i]);
-    if (
-      typeof value === "object"
-        ? !isPlain(value)
-        : typeof value !== "string" && typeof value !== "boolean" && !Number.isFinite(value)
-    ) {
-      const problem = jsonProblem(value, "value");
+    if (!isJson(value, JSON_RULES)) {
+      const problem = jsonProblem(value, "value", JSON_RULES);
       if (problem !== null) {
         throw new TypeError(
           `snapshot(): items[${i}] (the item at position ${i} in deadline order) cannot be saved as JSON: ${problem}`,
@@ -83,12 +83,8 @@ export function readSnapshot(snapshot, capacity, clock, add) {
     if (value === undefined) {
       throw new TypeError(`DelayQueue.restore(): items[${i}].value is ${!("value" in item) ? "missing" : "undefined"}`);
     }
-    if (
-      typeof value === "object"
-        ? !isPlain(value)
-        : typeof value !== "string" && typeof value !== "boolean" && !Number.isFinite(value)
-    ) {
-      const problem = jsonProblem(value, `items[${i}].value`);
+    if (!isJson(value, JSON_RULES)) {
+      const problem = jsonProblem(value, `items[${i}].value`, JSON_RULES);
       if (problem !== null) throw new TypeError(`DelayQueue.restore(): ${problem}: snapshot() would refuse it`);
     }
     const id = item.id;
@@ -118,49 +114,6 @@ export function readSnapshot(snapshot, capacity, clock, add) {
     for (const [id, i] of ids) idOf[i] = id;
     for (let i = 0; i < n; i++) add(values[i], clock.fromEpoch(deadlines[i], low), idOf[i]);
   }
-}
-
-/**
- * Whether an object comes back the same from JSON (the fast check). False when looking
- * throws (a revoked Proxy somewhere inside, whose every use throws): jsonProblem then says
- * what is wrong, or throws what a getter of the caller's threw.
- */
-function isPlain(value) {
-  try {
-    return plainJson(value, 0);
-  } catch {
-    return false;
-  }
-}
-
-/**
- * Whether an object comes back the same from JSON: the fast check, with no messages
- * (jsonProblem says what is wrong). Objects nested deeper than 64 levels (or cyclic) go
- * to jsonProblem, which tells a cycle from depth.
- */
-function plainJson(x, depth) {
-  if (x === null) return true;
-  if (depth > 64) return false;
-  if (Array.isArray(x)) {
-    for (let i = 0; i < x.length; i++) {
-      if (!(i in x)) return false;
-      const v = x[i];
-      const t = typeof v;
-      if (t === "string" || t === "boolean" || (t === "number" && Number.isFinite(v))) continue;
-      if (t !== "object" || !plainJson(v, depth + 1)) return false;
-    }
-    return true;
-  }
-  const proto = Object.getPrototypeOf(x);
-  if (proto !== Object.prototype && proto !== null) return false;
-  for (const key in x) {
-    if (!Object.hasOwn(x, key)) continue;
-    const v = x[key];
-    const t = typeof v;
-    if (t === "string" || t === "boolean" || t === "undefined" || (t === "number" && Number.isFinite(v))) continue;
-    if (t !== "object" || !plainJson(v, depth + 1)) return false;
-  }
-  return true;
 }
 
 function refuse(Kind, message) {
@@ -222,83 +175,4 @@ function shown(x) {
   if (typeof x !== "number" && typeof x !== "string" && typeof x !== "boolean") return kind(x);
   const s = String(x);
   return `${kind(x)} ${JSON.stringify(s.length > 40 ? `${s.slice(0, 40)}…` : s)}`;
-}
-
-function kind(x) {
-  if (x === null) return "null";
-  if (isRevoked(x)) return "a revoked Proxy";
-  if (Array.isArray(x)) return "an array";
-  if (typeof x !== "object") return typeof x;
-  const proto = Object.getPrototypeOf(x);
-  const name = proto?.constructor?.name;
-  return name && proto !== Object.prototype ? `a ${name}` : "an object";
-}
-
-/**
- * Why `x` would not come back the same from JSON.parse(JSON.stringify(x)), or null; `path`
- * names x in the message. Depth first with a stack of its own, so that no nesting
- * overflows the call stack; `onPath` holds the objects being visited (cycles).
- */
-function jsonProblem(x, path) {
-  const onPath = new Set();
-  const stack = [[x, path]];
-  while (stack.length !== 0) {
-    const [v, at] = stack.pop();
-    if (at === null) {
-      onPath.delete(v); // every child of v has been checked
-      continue;
-    }
-    const problem = leafProblem(v, at);
-    if (problem !== undefined) {
-      if (problem === null) continue;
-      return problem;
-    }
-    if (onPath.has(v)) return `${short(at)} refers back to itself (a cycle)`;
-    if (isRevoked(v)) return `${short(at)} is a revoked Proxy (JSON cannot read it)`;
-    const children = [];
-    if (Array.isArray(v)) {
-      for (let i = 0; i < v.length; i++) {
-        if (!(i in v)) return `${short(at)}[${i}] is a hole (JSON writes it as null)`;
-        children.push([v[i], `${at}[${i}]`]);
-      }
-    } else {
-      const proto = Object.getPrototypeOf(v);
-      if (proto !== Object.prototype && proto !== null) {
-        return `${short(at)} is ${kind(v)}, not a plain object (JSON would not bring it back as one)`;
-      }
-      for (const key of Object.keys(v)) {
-        // JSON leaves out undefined properties, and reading one back gives undefined again.
-        if (v[key] !== undefined)
-          children.push([v[key], /^[A-Za-z_$][\w$]*$/.test(key) ? `${at}.${key}` : `${at}[${JSON.stringify(key)}]`]);
-      }
-    }
-    onPath.add(v);
-    stack.push([v, null]);
-    for (let i = children.length - 1; i >= 0; i--) stack.push(children[i]);
-  }
-  return null;
-}
-
-/** The problem of a value that is not an object (null if none), or undefined for an object. */
-function leafProblem(x, path) {
-  switch (typeof x) {
-    case "string":
-    case "boolean":
-      return null;
-    case "number":
-      return Number.isFinite(x) ? null : `${short(path)} is ${x} (JSON writes it as null)`;
-    case "undefined":
-      return `${short(path)} is undefined`;
-    case "bigint":
-      return `${short(path)} is a bigint (JSON cannot write it)`;
-    case "function":
-    case "symbol":
-      return `${short(path)} is a ${typeof x} (JSON cannot write it)`;
-  }
-  return x === null ? null : undefined;
-}
-
-/** A path short enough for a message. */
-function short(path) {
-  return path.length > 160 ? `${path.slice(0, 80)}…${path.slice(-60)}` : path;
 }

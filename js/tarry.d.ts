@@ -47,12 +47,13 @@ export type WasmSource =
   | (WasmModule & object);
 
 /**
- * Loads tarry's wasm. In a browser (and what bundlers build for it) call it once, and await
- * it, before the first DelayQueue or Scheduler: without `source` it fetches `tarry_bg.wasm`
- * from where the package's `new URL("../dist/tarry_bg.wasm", import.meta.url)` points
- * (bundlers that understand that pattern emit the file and rewrite the URL). Idempotent:
- * once loaded, it resolves at once. In Node, Deno and Workers the wasm is loaded at import,
- * so it resolves at once there.
+ * Optional: the wasm comes inline with the package and is compiled on the first DelayQueue
+ * or Scheduler, in every runtime, with no call. Without `source`, init() compiles it
+ * asynchronously instead (off a page's main thread), so the first queue does not. With a
+ * `source`, it loads the wasm from there instead of the inline bytes (a CDN, or a
+ * WebAssembly.Module compiled elsewhere where a Content-Security-Policy forbids compiling
+ * here); await it before the first queue, which until then throws an error saying so.
+ * Idempotent: once loaded, it resolves at once. In Workers the wasm is loaded at import.
  */
 export declare function init(source?: WasmSource): Promise<void>;
 

@@ -4,12 +4,11 @@
 // and the clock (clock.js). Offering, cancelling and rescheduling by handle, the figures,
 // and closing are written here once for both.
 
-import { Refused } from "../dist/tarry.js";
 import { Clock } from "./clock.js";
 import { ClosedError } from "./errors.js";
 import { Slots } from "./slots.js";
 import { Timer } from "./timer.js";
-import { Deadlines } from "./wasm.js";
+import { Deadlines, Refused } from "./wasm.js";
 
 /** What `stats` shows once closed. */
 const CLOSED_STATS = Object.freeze({
@@ -26,7 +25,7 @@ const CLOSED_STATS = Object.freeze({
 });
 
 export class Timeline {
-  /** The wasm half; null once closed. */
+  /** The wasm half; null once closed. @type {Deadlines | null} */
   deadlines;
   values = new Slots();
   clock;
@@ -128,7 +127,7 @@ export class Timeline {
 
   /** Arms the timer for the earliest deadline that can end a wait, or disarms it. */
   sync(waiting) {
-    this.timer.set(Math.min(this.deadlines.wakeAt(waiting), this.expiryAt));
+    this.timer.set(Math.min(/** @type {Deadlines} */ (this.deadlines).wakeAt(waiting), this.expiryAt));
   }
 
   /**

@@ -15,6 +15,7 @@
 const MAX_TIMER_MS = 2 ** 31 - 1;
 
 export class Timer {
+  /** @type {ReturnType<typeof setTimeout> | null} */
   #id = null;
   /** The deadline armed for (on the queue's clock), or Infinity. */
   #at = Infinity;
@@ -96,7 +97,7 @@ export function releaseProcess() {
 function processHandle() {
   const deno = globalThis.Deno;
   if (typeof deno?.refTimer === "function" && typeof deno.unrefTimer === "function") {
-    const id = hostSetInterval(() => {}, MAX_TIMER_MS);
+    const id = /** @type {number} */ (/** @type {unknown} */ (hostSetInterval(() => {}, MAX_TIMER_MS)));
     deno.unrefTimer(id);
     return (on) => (on ? deno.refTimer(id) : deno.unrefTimer(id));
   }
@@ -104,10 +105,11 @@ function processHandle() {
   const workerd = globalThis.navigator?.userAgent === "Cloudflare-Workers";
   if (node && !workerd && typeof globalThis.MessageChannel === "function") {
     const { port1 } = new MessageChannel();
-    if (typeof port1.ref === "function" && typeof port1.unref === "function") {
+    const { ref, unref } = port1;
+    if (typeof ref === "function" && typeof unref === "function") {
       port1.onmessage = () => {}; // started (a port that is not started holds nothing)
-      port1.unref();
-      return (on) => (on ? port1.ref() : port1.unref());
+      unref.call(port1);
+      return (on) => (on ? ref.call(port1) : unref.call(port1));
     }
     port1.close();
   }

@@ -1,46 +1,107 @@
-// Loading the wasm: the one module that knows whether it is loaded, and from what.
+// Loading the wasm: the one module that knows whether it is loaded, and from what, and the
+// one module that imports the wasm-bindgen glue (dist/tarry.js).
 //
-// Node, Deno and workerd load it synchronously when their entry is imported (`loadSync`);
-// a browser cannot read a file synchronously, and top-level await breaks bundlers (Vite's
-// worker build, esbuild's iife, older targets), so the browser entry exports `init()` and a
-// page awaits it once before its first queue. `init()` is exported by every entry: where
-// the wasm is already loaded it resolves at once, so code written for the browser runs
-// everywhere. Creating a queue or scheduler before `init()` has finished throws an error
-// that says so, instead of failing somewhere inside the wasm glue.
+// The browser, Node and Deno entries hand over the wasm's bytes, inline in a JS module
+// (dist/tarry_inline.js, written by scripts/build.sh), and nothing is compiled at import: the
+// first DelayQueue or Scheduler (the first Deadlines) decodes and compiles them
+// synchronously, so no bundler has an asset to emit, no page a file to fetch, no user a
+// call to make. Synchronous compilation is allowed in workers and in Node and Deno, and on a
+// browser's main thread for modules of this size (Chromium refuses it above 8 MB). Costs: the
+// hex in the JS (twice the wasm's bytes, about 1.1 times its gzip), and once per realm the
+// decoding and the compile, on the thread that creates the first queue (V8 compiles each
+// function lazily, on its first call); `npm run bench -- --loading` measures them.
+//
+// The workerd entry imports the .wasm as a compiled WebAssembly.Module (Workers refuse to
+// compile bytes at run time) and loads it at import (`loadSync`).
+//
+// `init(source?)`, exported by every entry, is optional: without a source it compiles the
+// inline bytes asynchronously (off the main thread), to keep even that compile off a page's
+// first queue; with one it loads the wasm from there instead: a URL, a Response, bytes, or a
+// WebAssembly.Module compiled elsewhere (a page whose Content-Security-Policy forbids
+// compiling WebAssembly can take one from a worker allowed to). Until an init(source) has
+// settled, creating a queue throws an error that says to await it: the source it was given
+// is what gets loaded, never the inline bytes behind its back. The module is instantiated
+// once per JS realm (a page and each of its workers each have their own).
+//
+// Hex rather than base64: each byte stays two characters, so gzip still finds the wasm's
+// repeats (the module gzips to ~1.1x the wasm's gzip; base64 ~1.3x), and it is plain ASCII
+// that no minifier or served charset rewrites.
 
-import glueInit, { Deadlines as GlueDeadlines, initSync } from "../dist/tarry.js";
+import { Deadlines as GlueDeadlines, initSync } from "../dist/tarry.js";
+
+/** Why the binding refused an offer (what `Deadlines#offer` returns in place of a handle). */
+export { Refused } from "../dist/tarry.js";
 
 let loaded = false;
+/** The promise of an init() in progress, and whether it was given a source. */
+let loading;
+let loadingGiven = false;
+/** The wasm as hex, for the entries that bring it inline (undefined in workerd). */
+let inlineHex;
 
-/** Compiles and instantiates the wasm from its bytes or a compiled WebAssembly.Module, now. */
+/** Instantiates the wasm from a compiled WebAssembly.Module (or its bytes), now. */
 export function loadSync(module) {
   initSync({ module });
   loaded = true;
 }
 
+/** The entry's wasm, as hex: compiled synchronously by the first Deadlines if nothing loaded it before. */
+export function loadOnFirstUse(hex) {
+  inlineHex = hex;
+}
+
 /**
- * Loads the wasm once; later calls resolve at once (a call made while loading shares the
- * first one's load, whatever its source). `source`: where the wasm is, as a URL or string
- * (fetched), a Request, a Response or a promise of one, its bytes, or a WebAssembly.Module;
- * `fallback()` gives the entry's default location when `source` is undefined.
+ * Loads the wasm once, asynchronously; later calls resolve at once (a call made while
+ * loading shares the first one's load, whatever its source). `source`: where the wasm is,
+ * as a URL or string (fetched), a Request, a Response or a promise of one, its bytes, or a
+ * WebAssembly.Module; undefined for the entry's inline bytes.
+ * @param {unknown} [source]
  */
-export function init(source, fallback) {
+export function init(source) {
   checkSource(source);
   if (loaded) return Promise.resolve();
-  const from = source === undefined ? fallback() : source;
-  return glueInit({ module_or_path: from }).then(
-    () => {
-      loaded = true;
+  if (loading) return loading;
+  if (source === undefined && inlineHex === undefined) {
+    return Promise.reject(new Error("init(): this entry has no inline wasm; pass where it is: init(source)"));
+  }
+  const given = source !== undefined;
+  loading = compile(given ? source : bytesOf(inlineHex)).then(
+    (module) => {
+      loading = undefined;
+      // A queue made meanwhile (allowed only without a source) may have compiled the inline
+      // bytes already: the glue instantiates once, so this is then a no-op.
+      if (!loaded) loadSync(module);
     },
     (cause) => {
-      const where = typeof from === "string" || from instanceof URL ? ` from ${from}` : "";
+      loading = undefined;
+      const where = typeof source === "string" || source instanceof URL ? ` from ${source}` : "";
       throw new Error(
-        `init(): could not load tarry's WebAssembly module${where}: ${cause?.message ?? cause}. ` +
-          "If your bundler does not emit tarry_bg.wasm, pass where it is: init(url), or its bytes or a WebAssembly.Module.",
+        `init(): could not load tarry's WebAssembly module${where}: ${String(cause?.message ?? cause).replace(/\.$/, "")}. ` +
+          "Pass where it is: init(url), or its bytes or a WebAssembly.Module; or call no init() at all.",
         { cause },
       );
     },
   );
+  loadingGiven = given;
+  return loading;
+}
+
+/** A compiled WebAssembly.Module from any source init() takes, off the main thread where it can. */
+async function compile(source) {
+  let from = await source;
+  if (from instanceof WebAssembly.Module) return from;
+  if (typeof from === "string" || from instanceof URL || (typeof Request === "function" && from instanceof Request)) {
+    from = await fetch(from);
+  }
+  if (typeof Response === "function" && from instanceof Response) {
+    if (!from.ok) throw new Error(`HTTP ${from.status} ${from.statusText} from ${from.url}`);
+    // compileStreaming needs the wasm media type; anything else is read whole, then compiled.
+    if (typeof WebAssembly.compileStreaming === "function" && from.headers.get("content-type") === "application/wasm") {
+      return WebAssembly.compileStreaming(from);
+    }
+    from = await from.arrayBuffer();
+  }
+  return WebAssembly.compile(from);
 }
 
 function checkSource(source) {
@@ -66,8 +127,33 @@ function checkSource(source) {
   );
 }
 
-/** The wasm binding's class, which refuses to be used before the wasm is loaded. */
+/** The bytes of a hex string (two lowercase digits per byte, as scripts/build.sh writes them). */
+export function bytesOf(hex) {
+  if (typeof Uint8Array.fromHex === "function") return Uint8Array.fromHex(hex);
+  // Node and Bun.
+  if (typeof globalThis.Buffer?.from === "function") return globalThis.Buffer.from(hex, "hex");
+  // Elsewhere (browsers before Uint8Array.fromHex), a loop that runs once, cold: one table
+  // load per byte, the table indexed by each pair of ASCII digits read as one 16-bit unit
+  // (in the platform's byte order, as the table is built).
+  const ascii = new TextEncoder().encode(hex);
+  const pairs = new Uint16Array(ascii.buffer, 0, ascii.length >>> 1);
+  const table = new Uint8Array(0x10000);
+  const pair = new Uint8Array(2);
+  const unit = new Uint16Array(pair.buffer);
+  const digits = "0123456789abcdef";
+  for (let b = 0; b < 256; b++) {
+    pair[0] = digits.charCodeAt(b >> 4);
+    pair[1] = digits.charCodeAt(b & 15);
+    table[unit[0]] = b;
+  }
+  const bytes = new Uint8Array(pairs.length);
+  for (let i = 0; i < bytes.length; i++) bytes[i] = table[pairs[i]];
+  return bytes;
+}
+
+/** The wasm binding's class, loading the wasm on first use. */
 export class Deadlines extends GlueDeadlines {
+  /** @param {[capacity: number]} args */
   constructor(...args) {
     ready();
     super(...args);
@@ -85,9 +171,25 @@ export class Deadlines extends GlueDeadlines {
 }
 
 function ready() {
-  if (!loaded) {
+  if (loaded) return;
+  if (loading && loadingGiven) {
     throw new Error(
-      'tarry\'s WebAssembly module is not loaded yet: in a browser, `await init()` (import { init } from "tarry-queue") before creating a DelayQueue or Scheduler',
+      "tarry's WebAssembly module is still loading from the source given to init(): await init(source) before creating a DelayQueue or Scheduler",
+    );
+  }
+  if (inlineHex === undefined) {
+    throw new Error(
+      'tarry\'s WebAssembly module is not loaded: `await init(source)` (import { init } from "tarry-queue") first',
+    );
+  }
+  try {
+    loadSync(bytesOf(inlineHex));
+  } catch (cause) {
+    throw new Error(
+      `tarry could not compile its WebAssembly module: ${String(cause?.message ?? cause).replace(/\.$/, "")}. ` +
+        "A Content-Security-Policy that forbids compiling WebAssembly needs 'wasm-unsafe-eval' in script-src; " +
+        "or compile the module elsewhere and pass it: await init(module).",
+      { cause },
     );
   }
 }

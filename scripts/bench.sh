@@ -1,18 +1,27 @@
 #!/usr/bin/env bash
 # Benchmarks tarry against its peers and measures its cost as the queue grows (`npm run
 # bench`, `npm run bench -- --full`); see bench/options.mjs for the options. The native
-# comparison with tokio-util is `cargo bench`.
+# comparison with tokio-util is `cargo bench`. `npm run bench -- --loading`: what loading
+# the wasm costs (bench/loading/run.mjs); `-- --redis`: tarry-queue/redis (bench/redis/).
 set -euo pipefail
 cd "$(dirname "$0")/.."
-# tarry-queue/redis against BullMQ on a private Redis (bench/redis/run.mjs); no wasm needed.
+source scripts/host-node.sh
+# tarry-queue/redis against BullMQ on a private Redis (bench/redis/run.mjs): no wasm needed,
+# so no build; ioredis and bullmq are devDependencies (scripts/setup.sh installs them).
 if [ "${1:-}" = "--redis" ]; then
   shift
+  bash scripts/setup.sh npm
   bash scripts/setup-redis.sh
-  exec "${npm_node_execpath:-node}" bench/redis/run.mjs "$@"
+  exec node bench/redis/run.mjs "$@"
 fi
 bash scripts/build.sh --if-stale
+# What loading costs (bytes, the first queue in Chromium, Node and Deno): bench/loading/run.mjs.
+if [ "${1:-}" = "--loading" ]; then
+  shift
+  bash scripts/setup-browser.sh
+  bash scripts/setup-consumers.sh # esbuild, for the app bundle's size
+  exec "${npm_node_execpath:-node}" bench/loading/run.mjs "$@"
+fi
 # The growth curve runs in Chromium too (the full run and the smoke run): the browser tests' Chromium.
 bash scripts/setup-browser.sh
-# Under npm, node_modules/.bin (with the node24 devDependency's `node`) comes first on PATH:
-# run on the Node that runs npm, the machine's.
-exec "${npm_node_execpath:-node}" bench/run.mjs "$@"
+exec node bench/run.mjs "$@"

@@ -8,13 +8,12 @@
 set -uo pipefail
 cd "$(dirname "$0")/.."
 secs=${1:-${FUZZ_SECONDS:-600}}
-# The Node that runs npm (npm puts the node24 devDependency's `node` first on PATH).
-node=${npm_node_execpath:-node}
+source scripts/host-node.sh
 bash scripts/build.sh --if-stale || exit 1
 
 status=0
 printf '\n== the JS face against its model, and the snapshot decoder (%s s)\n' "$((secs * 2 / 3))"
-"$node" tests/fuzz/run.mjs --seconds "$((secs * 2 / 3))" || status=1
+node tests/fuzz/run.mjs --seconds "$((secs * 2 / 3))" || status=1
 
 # About 1,600 cases a second for the two properties together, in release (50,000 in 31 s
 # here), so the remaining third of the time.

@@ -1,24 +1,27 @@
 #!/usr/bin/env bash
-# Installs what the Redis tests, benchmark and example need, idempotently and fast when
-# present: Debian's redis-server (which brings redis-cli). They start private instances on
-# free loopback ports (scripts/redis-server.mjs), so the service the package may start is not
-# used. ioredis and bullmq are npm devDependencies (scripts/setup.sh runs npm ci).
+# Installs what the Redis layer needs, idempotently and fast when present: Debian's
+# redis-server (which brings redis-cli), for its tests, benchmark and example, and Debian's
+# lua-check (luacheck), which scripts/lint.sh runs on its Lua scripts. The tests start private
+# instances on free loopback ports (tests/redis/redis-server.mjs), so the service the package
+# may start is not used. ioredis and bullmq are npm devDependencies (scripts/setup.sh).
 set -euo pipefail
 
 say() { printf '[setup-redis] %s\n' "$*" >&2; }
 
-if ! command -v redis-server >/dev/null || ! command -v redis-cli >/dev/null; then
-  say "installing redis-server from Debian's packages (a minute, once)"
+missing=()
+command -v redis-server >/dev/null && command -v redis-cli >/dev/null || missing+=(redis-server)
+command -v luacheck >/dev/null || missing+=(lua-check)
+if [ ${#missing[@]} -gt 0 ]; then
+  say "installing ${missing[*]} from Debian's packages (a minute, once)"
   sudo=""
   [ "$(id -u)" -eq 0 ] || sudo="sudo"
   $sudo apt-get update -qq
-  # The package also tries to start its own service, which fails where there is no init
+  # redis-server also tries to start its own service, which fails where there is no init
   # system; the tests start private servers, so only the binaries count.
-  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq redis-server >/dev/null || true
-  if ! command -v redis-server >/dev/null || ! command -v redis-cli >/dev/null; then
-    say "apt-get could not install redis-server"
-    exit 1
-  fi
+  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq "${missing[@]}" >/dev/null || true
+  for tool in redis-server redis-cli luacheck; do
+    command -v "$tool" >/dev/null || { say "apt-get could not install $tool"; exit 1; }
+  done
 fi
 version=$(redis-server --version | grep -o 'v=[0-9.]*' | cut -d= -f2)
 # Scripts call TIME and PUBLISH and rely on effects replication: Redis 7 or later.

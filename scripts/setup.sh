@@ -1,10 +1,25 @@
 #!/usr/bin/env bash
 # Installs what building and testing tarry needs, idempotently and fast when present:
 # the wasm32 target, the wasm-bindgen CLI matching Cargo.toml's pin, and npm packages.
+#
+#   bash scripts/setup.sh        all of it
+#   bash scripts/setup.sh npm    the npm packages only (what the Redis entry needs: no wasm)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 say() { printf '[setup] %s\n' "$*" >&2; }
+
+npm_packages() {
+  # npm ci when node_modules is missing or older than the lockfile.
+  if [ ! -f node_modules/.package-lock.json ] || [ package-lock.json -nt node_modules/.package-lock.json ]; then
+    say "installing npm packages"
+    npm ci --no-audit --no-fund --loglevel=error
+  fi
+}
+if [ "${1:-}" = "npm" ]; then
+  npm_packages
+  exit 0
+fi
 
 if ! rustup target list --installed 2>/dev/null | grep -qx wasm32-unknown-unknown; then
   say "adding the wasm32-unknown-unknown target"
@@ -19,8 +34,4 @@ if [ "$have" != "$want" ]; then
   cargo install wasm-bindgen-cli --version "=$want"
 fi
 
-# npm ci when node_modules is missing or older than the lockfile.
-if [ ! -f node_modules/.package-lock.json ] || [ package-lock.json -nt node_modules/.package-lock.json ]; then
-  say "installing npm packages"
-  npm ci --no-audit --no-fund --loglevel=error
-fi
+npm_packages

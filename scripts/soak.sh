@@ -4,6 +4,6 @@
 # (tests/soak/soak.mjs). `npm test` runs a 20-second version.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-node=${npm_node_execpath:-node}
+source scripts/host-node.sh
 bash scripts/build.sh --if-stale
-exec "$node" --expose-gc tests/soak/soak.mjs --seconds "${1:-600}"
+exec node --expose-gc tests/soak/soak.mjs --seconds "${1:-600}"

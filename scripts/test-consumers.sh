@@ -1,20 +1,24 @@
 #!/usr/bin/env bash
 # The package as users install it, from the packed tarball (tests/packed.mjs):
 #   types     the d.ts against the JS, and typed consumers under tsc --strict (tests/types/)
-#   bundlers  Vite 8 and 7, webpack, esbuild and Rollup apps in Chromium; Node, Bun and Deno
+#   bundlers  Vite 6, 7 and 8 (dev and build), webpack, esbuild, Rollup and plain ESM with an
+#             import map, each a page, a module worker and a classic worker in Chromium, with
+#             no configuration for tarry and no init(); Node, Bun and Deno
 #             running the README's examples (tests/bundlers/)
 # `npm run test:types` and `npm run test:bundlers` run one; scripts/test.sh runs both.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-# Under `npm run`, node_modules/.bin (with the node24 devDependency's `node`) comes first on
-# PATH: run the tests on the Node that runs npm, as scripts/test.sh does.
-node=${npm_node_execpath:-node}
+source scripts/host-node.sh
 
-bash scripts/setup-consumers.sh
+case "${1:-}" in
+  types) bash scripts/setup-consumers.sh types ;;
+  bundlers) bash scripts/setup-consumers.sh bundlers ;;
+esac
 bash scripts/build.sh --if-stale
 case "${1:-}" in
-  types) exec "$node" --test --test-reporter=spec --test-timeout=300000 tests/types/*.test.mjs ;;
-  bundlers) exec "$node" --test --test-reporter=spec --test-timeout=300000 tests/bundlers/*.test.mjs ;;
+  # tests/types/surface.test.mjs (the d.ts against the JS, in the tree) is scripts/types.sh's.
+  types) exec node --test --test-reporter=spec --test-timeout=300000 tests/types/types.test.mjs ;;
+  bundlers) exec node --test --test-reporter=spec --test-timeout=300000 tests/bundlers/*.test.mjs ;;
   *) echo "usage: $0 types|bundlers" >&2; exit 2 ;;
 esac

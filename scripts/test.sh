@@ -1,7 +1,14 @@
 #!/usr/bin/env bash
-# Every test of tarry, in order from fastest to slowest. `npm test` runs this.
+# Every test of tarry, in order from fastest to slowest. `npm test` runs this (and CI).
+#
+#   bash scripts/test.sh           everything
+#   bash scripts/test.sh --quick   the edit-test loop (`npm run test:quick`): lint, types,
+#                                  cargo test, the Node JS tests; no browsers, Redis, Deno,
+#                                  workerd, component or packed-tarball tests
 set -euo pipefail
 cd "$(dirname "$0")/.."
+quick=false
+[ "${1:-}" = "--quick" ] && quick=true
 
 step() { printf '\n== %s\n' "$*"; }
 
@@ -18,30 +25,38 @@ limit() {
 }
 node_test=(--test --test-reporter=spec --test-timeout=120000)
 
-# `npm test` puts node_modules/.bin first on PATH, and the node24 devDependency links a Node
-# 24 `node` there: keep `node` the Node that runs npm (the machine's), call Node 24 by path.
-if [ -n "${npm_node_execpath:-}" ]; then
-  mkdir -p target/host-node
-  ln -sfn "$npm_node_execpath" target/host-node/node
-  export PATH="$PWD/target/host-node:$PATH"
-fi
+# `node` is the Node that runs npm (the machine's); Node 24 is called by path.
+source scripts/host-node.sh
 node24=node_modules/node24/bin/node
 
 limit 2400 bash scripts/setup.sh            # the wasm32 target, wasm-bindgen-cli, npm ci (when missing or stale)
 limit 1200 bash scripts/build.sh --if-stale
-limit 1200 bash scripts/build-component.sh  # the WebAssembly component (adds the wasm32-wasip2 target when missing)
-limit 1200 bash scripts/setup-browser.sh    # Debian's chromium and chromium-driver (when missing)
-limit 900 bash scripts/setup-consumers.sh   # tests/{types,bundlers,fake-timers}: their tools, each from its own lockfile
-limit 300 bash scripts/setup-docs.sh        # scripts/docs: TypeDoc, for the API reference in docs/api/
+limit 300 bash scripts/setup-redis.sh       # Debian's redis-server and lua-check (when missing)
+limit 900 bash scripts/setup-consumers.sh types  # TypeScript for the types step (tests/types/, its own lockfile)
+if ! $quick; then
+  limit 1200 bash scripts/build-component.sh  # the WebAssembly component (adds the wasm32-wasip2 target when missing)
+  limit 1200 bash scripts/setup-browser.sh    # Debian's chromium and chromium-driver (when missing)
+  limit 900 bash scripts/setup-consumers.sh   # tests/{types,bundlers,fake-timers}: their tools, each from its own lockfile
+  limit 300 bash scripts/setup-docs.sh        # scripts/docs: TypeDoc, for the API reference in docs/api/
+fi
 # wasm-bindgen-test-runner runs tests/browser.rs in Chromium through chromedriver
 # (Chromium's arguments: webdriver.json).
 export CHROMEDRIVER="${CHROMEDRIVER:-/usr/bin/chromedriver}"
 
-step "style: cargo fmt, clippy (native and wasm32), Biome (format and lint of the JS)"
+step "style: cargo fmt, clippy (native and wasm32), Biome (format and lint of the JS), luacheck (the Redis scripts), the docs' lint"
 limit 600 bash scripts/lint.sh
+
+step "types: tsc --checkJs over js/ against the binding's generated types; the public .d.ts against the JS, signature by signature"
+limit 600 bash scripts/types.sh
 
 step "native Rust tests (core, property test, doctests)"
 limit 1500 cargo test --quiet
+
+if $quick; then
+  step "JS tests against the built package (node:test), and the Redis scripts' build (no server)"
+  limit 600 node "${node_test[@]}" tests/js/*.test.mjs tests/redis/lua.test.mjs
+  exit 0
+fi
 
 step "wasm-bindgen-test under Node (src/) and in headless Chromium (tests/browser.rs)"
 limit 1200 cargo test --target wasm32-unknown-unknown --lib --tests
@@ -72,8 +87,7 @@ limit 600 node "${node_test[@]}" tests/browser/
 step "JS tests again under Node 24 ($($node24 --version), from the node24 devDependency)"
 limit 600 $node24 "${node_test[@]}" tests/js/*.test.mjs
 
-step "tarry-queue/redis on real Redis: API, 3 workers + 1 producer, faults (kill -9, crash + AOF restart, SIGSTOP, dropped connections), a 3-master cluster"
-limit 300 bash scripts/setup-redis.sh      # Debian's redis-server (when missing)
+step "tarry-queue/redis on real Redis: its scripts' build, API, 3 workers + 1 producer, faults (kill -9, crash + AOF restart, SIGSTOP, dropped connections), a 3-master cluster"
 limit 600 node "${node_test[@]}" tests/redis/
 
 step "Deno tests ($(node_modules/.bin/deno --version | head -1), from the deno devDependency)"
@@ -94,5 +108,5 @@ limit 600 $node24 "${node_test[@]}" tests/contract/*.test.mjs
 step "the package as users install it: types (TypeScript 5.9 and 7, attw) from the packed tarball"
 limit 600 bash scripts/test-consumers.sh types
 
-step "the package as users install it: Vite 8 and 7, webpack, esbuild, Rollup in Chromium; Node, Bun, Deno"
+step "the package as users install it: Vite 6/7/8 (dev and build), webpack, esbuild, Rollup, plain ESM; page, module and classic worker in Chromium; Node, Bun, Deno"
 limit 900 bash scripts/test-consumers.sh bundlers

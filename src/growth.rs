@@ -5,9 +5,9 @@
 //!
 //! Why: V8 (Node 20 and 24) answers `memory.grow` on a memory of more than about 64 MiB
 //! with a full mark-compact of the JS heap (it accounts the grown memory as new external
-//! memory). Growing one heap chunk at a time (64 KiB steps) made that about one full
-//! collection per step from ~3·10⁶ pending items on: 1,252 collections (11.6 s) while
-//! offering 10⁷ items on Node 20, and a cost per offer that grew with the queue.
+//! memory). Growing one heap chunk at a time (64 KiB steps) makes that one full collection
+//! per step once the memory is past that size, a number of steps linear in the memory's
+//! size, and a cost per offer that grows with the queue (`npm run bench`'s growth curve).
 //! Geometric steps make the number of steps logarithmic in the memory's size, so the
 //! collection work per offer stays flat; in exchange the memory holds up to an eighth more
 //! than it uses (on average half that). Below 32 MiB, where growth costs few collections,

@@ -10,7 +10,7 @@ import { Orders } from "./orders.js";
 import { LatenessPlot } from "./plot.js";
 import { Timeline } from "./timeline.js";
 
-await init(); // fetches ../dist/tarry_bg.wasm, once
+await init(); // optional: compiles the inline wasm off the main thread, before the first queue
 const $ = (selector) => document.querySelector(selector);
 const log = new Log($("#log"));
 const add = (kind, order, text, late) => log.add(kind, order, text, late);

@@ -16,7 +16,7 @@ import { execFileSync, fork } from "node:child_process";
 import { readFileSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import { fileURLToPath } from "node:url";
-import { startRedis } from "../../scripts/redis-server.mjs";
+import { startRedis } from "../../tests/redis/redis-server.mjs";
 import { render, summarise } from "./report.mjs";
 
 const here = (p) => fileURLToPath(new URL(p, import.meta.url));

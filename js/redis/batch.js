@@ -5,23 +5,32 @@
 
 const endOfTurn = Promise.resolve();
 
+/**
+ * @template E, R an entry, and its result
+ */
 export class Batcher {
   #size;
   #send;
+  /** @type {E[]} */
   #entries = [];
+  /** @type {{ start: number, end: number, resolve: (results: R[]) => void, reject: (e: unknown) => void }[]} */
   #callers = [];
   #turn = false; // a call was sent in this turn: later ones wait for its end
 
   /**
    * @param {number} size entries per run at most
-   * @param {(entries: any[]) => Promise<any[]>} send one run: resolves with one result per entry
+   * @param {(entries: E[]) => Promise<R[]>} send one run: resolves with one result per entry
    */
   constructor(size, send) {
     this.#size = size;
     this.#send = send;
   }
 
-  /** Queues `entries` for a run; resolves with their results, in order. */
+  /**
+   * Queues `entries` for a run; resolves with their results, in order.
+   * @param {E[]} entries
+   * @returns {Promise<R[]>}
+   */
   add(entries) {
     if (entries.length === 0) return Promise.resolve([]);
     const start = this.#entries.length;

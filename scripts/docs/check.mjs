@@ -21,7 +21,13 @@ const README_LINES = 300;
 
 /** Pages whose links are checked. */
 export function linkedFiles() {
-  const extra = ["ARCHITECTURE.md", "CHANGELOG.md", "bench/results.md", "bench/redis/results.md"];
+  const extra = [
+    "ARCHITECTURE.md",
+    "CHANGELOG.md",
+    "bench/results.md",
+    "bench/redis/results.md",
+    "bench/loading/results.md",
+  ];
   return [...docFiles(), ...extra.filter((f) => existsSync(join(root, f)))];
 }
 
@@ -30,7 +36,7 @@ export function lintedFiles() {
   const all = ["firstPerson", "issueRef", "commitHash"];
   const files = docFiles().map((file) => ({ file, rules: all }));
   if (existsSync(join(root, "CHANGELOG.md"))) files.push({ file: "CHANGELOG.md", rules: all });
-  for (const file of ["bench/results.md", "bench/redis/results.md"])
+  for (const file of ["bench/results.md", "bench/redis/results.md", "bench/loading/results.md"])
     if (existsSync(join(root, file))) files.push({ file, rules: ["firstPerson", "issueRef"] });
   return files;
 }

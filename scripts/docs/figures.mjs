@@ -1,6 +1,7 @@
-// The benchmark figures quoted in README.md and docs/performance.md, made from the
-// benchmarks' data (bench/results.json, bench/redis/results.json), so that no figure in the
-// docs is copied by hand. A quote sits between two comments:
+// The benchmark figures quoted in README.md, docs/performance.md and docs/browser.md, made
+// from the benchmarks' data (bench/results.json, bench/redis/results.json,
+// bench/loading/results.json), so that no figure in the docs is copied by hand. A quote
+// sits between two comments:
 //
 //   <!-- figures: NAME -->
 //   …what `npm run docs` writes…
@@ -13,6 +14,7 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { LABELS } from "../../bench/comparison.mjs";
 import { pow10, short } from "../../bench/numbers.mjs";
+import { quote as loadingQuote } from "../../bench/loading/report.mjs";
 import { summarise } from "../../bench/redis/report.mjs";
 import { runtimeTable } from "../../bench/report.mjs";
 import { root } from "./blocks.mjs";
@@ -23,7 +25,7 @@ const json = (path) => JSON.parse(readFileSync(join(root, path), "utf8"));
 export function data() {
   const bench = json("bench/results.json");
   const redisRun = json("bench/redis/results.json");
-  return { bench, redis: summarise(redisRun), redisMeta: redisRun.meta };
+  return { bench, redis: summarise(redisRun), redisMeta: redisRun.meta, loading: json("bench/loading/results.json") };
 }
 
 const times = (r) => `×${r < 10 ? r.toPrecision(3) : r.toFixed(1)}`;
@@ -104,6 +106,9 @@ export const QUOTES = {
   },
 };
 
+/** docs/browser.md: what loading the wasm costs, inline against fetched. */
+QUOTES.loading = ({ loading }, up) => loadingQuote(loading, up);
+
 const kB = (bytes) => `${(bytes / 1000).toFixed(1)} kB`;
 
 /** README.md: the package's size, from `npm pack --dry-run --json` (measured by `npm run docs`). */
@@ -134,4 +139,4 @@ export function requote(text, d, up) {
 export const quotesIn = (text) => [...text.matchAll(REGION)].map((m) => m[1]);
 
 /** Pages that quote figures, with the path from each to the repository root. */
-export const QUOTING = { "README.md": "", "docs/performance.md": "../" };
+export const QUOTING = { "README.md": "", "docs/performance.md": "../", "docs/browser.md": "../" };

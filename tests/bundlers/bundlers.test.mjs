@@ -1,13 +1,20 @@
-// The consumer matrix: the packed tarball installed by path into a fresh project per bundler,
-// the tiny app in app/ built (or served) by each, loaded in headless Chromium, the queue
-// checked on the page and in a module worker (order with FIFO ties, cancel, a timed-out
-// take, never early, the Scheduler), with no console error and no failed request.
-// What each bundler needs is in `recipes` below, and in README.md's "Bundlers".
+// The zero-config matrix: the packed tarball installed by path, the tiny app in app/ built (or
+// served) by each bundler with no configuration beyond where its input and output are (no
+// plugin for tarry, no loader option, no init() call), and the same app unbundled with an
+// import map (plain/). Each loads in headless Chromium, where the queue is checked on the
+// page, in a module worker and in a classic worker (order with FIFO ties, cancel, a timed-out
+// take, never early, the Scheduler), with no console error or warning, no failed request,
+// no .wasm fetched and none emitted: the wasm comes inline with the package's JS.
+//
+// A classic worker cannot use import statements: with a bundler it is the one classic script
+// the bundler builds from a worker that imports the package (Vite and webpack build it from
+// `new Worker(new URL("./classic-worker.js", import.meta.url))`, esbuild and Rollup as an
+// iife entry); unbundled, it loads the package with import().
 //
 //   npm run test:bundlers     (scripts/setup-consumers.sh installs the bundlers first)
 import { after, before, test } from "node:test";
 import assert from "node:assert/strict";
-import { cpSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { cpSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -17,92 +24,108 @@ import { pack, project } from "../packed.mjs";
 import { serve } from "../../scripts/serve.mjs";
 
 const app = fileURLToPath(new URL("app/", import.meta.url));
-
-// The one line each needs, as the app's start.js (README.md's "Bundlers" quotes these).
-const startWithInit = "export const start = (init) => init();\n";
-const startWithWasmImport =
-  'import wasm from "tarry-queue/tarry_bg.wasm";\n\nexport const start = (init) => init(wasm);\n';
+const plain = fileURLToPath(new URL("plain/", import.meta.url));
+const viteApp = fileURLToPath(new URL("vite/", import.meta.url));
 
 const packed = pack();
+let installed;
 let browser;
 let profile;
 before(async () => {
+  installed = project(packed, "installed");
   profile = mkdtempSync(join(tmpdir(), "tarry-chromium-"));
   browser = await chromium.launchPersistentContext(profile, { executablePath, headless: true, args });
 });
 after(async () => {
   await browser?.close();
-  rmSync(profile, { recursive: true, force: true });
+  if (profile) rmSync(profile, { recursive: true, force: true });
   packed.cleanup();
 });
 
-/** A fresh project with the tarball installed and the app's files (start.js as given). */
-function appProject(name, start) {
-  const dir = project(packed, name);
+/** A fresh project folder with the installed tarball and the app's files (then `overlay`'s). */
+function appProject(name, overlay) {
+  const dir = join(packed.dir, name);
+  mkdirSync(dir);
+  cpSync(join(installed, "node_modules"), join(dir, "node_modules"), { recursive: true });
+  writeFileSync(join(dir, "package.json"), `${JSON.stringify({ name, private: true, type: "module" })}\n`);
   cpSync(app, dir, { recursive: true });
-  writeFileSync(join(dir, "start.js"), start);
+  if (overlay) cpSync(overlay, dir, { recursive: true });
   return dir;
 }
 
-/** Opens `url`, waits for the app's result, and checks it and the page's console. */
-async function check(url) {
+/**
+ * Opens `url`, waits for the app's results, and checks them and everything the page did.
+ * `scopes`: where the page's module and classic workers are expected to have run.
+ */
+async function check(url, scopes = { module: "module worker", classic: "classic worker" }) {
   const page = await browser.newPage();
   const problems = [];
+  const wasm = [];
   page.on("pageerror", (e) => problems.push(`page error: ${e.message}`));
   page.on("console", (m) => {
     if (m.type() === "error" || m.type() === "warning") problems.push(`console.${m.type()}: ${m.text()}`);
   });
-  page.on("requestfailed", (r) => problems.push(`request failed: ${r.url()}`));
-  page.on("response", (r) => {
+  // Requests of the page and of its workers (playwright reports both on the page's context).
+  const onRequest = (r) => {
+    if (/\.wasm(\?|$)/.test(r.url())) wasm.push(r.url());
+  };
+  const onFailed = (r) => problems.push(`request failed: ${r.url()}`);
+  const onResponse = (r) => {
     if (r.status() >= 400) problems.push(`HTTP ${r.status()}: ${r.url()}`);
-  });
+  };
+  browser.on("request", onRequest);
+  browser.on("requestfailed", onFailed);
+  browser.on("response", onResponse);
   try {
     await page.goto(url);
     const handle = await page.waitForFunction(() => globalThis.result, null, { timeout: 30_000 });
     const result = await handle.jsonValue();
     assert.equal(result.error, undefined, result.error);
-    for (const where of ["page", "worker"]) {
+    for (const [where, scope] of Object.entries({ page: "page", ...scopes })) {
       const r = result[where];
       assert.equal(r.error, undefined, `${where}: ${r.error}`);
+      assert.equal(r.scope, scope, `${where}: ran in a ${scope}`);
       assert.deepEqual(r.got, ["now", "a", "b1", "b2", "c"], `${where}: order`);
       assert.equal(r.cancelled, "paid", `${where}: cancel`);
       assert.deepEqual(r.early, [], `${where}: never early`);
       assert.equal(r.timedOut, true, `${where}: take({ timeout })`);
       assert.deepEqual(r.ran, [1, 2], `${where}: Scheduler order`);
     }
-    assert.deepEqual(problems, [], "no console error, no failed request");
+    assert.deepEqual(problems, [], "no console error or warning, no failed request");
+    assert.deepEqual(wasm, [], "no .wasm fetched");
   } finally {
+    browser.off("request", onRequest);
+    browser.off("requestfailed", onFailed);
+    browser.off("response", onResponse);
     await page.close();
   }
 }
 
-/** Serves a built folder (scripts/serve.mjs, .wasm as application/wasm) and checks its page. */
-async function checkBuilt(dir) {
+/** Checks that a build emitted no .wasm, then serves it (scripts/serve.mjs) and checks its page. */
+async function checkBuilt(dir, { built = true, scopes } = {}) {
+  if (built) {
+    const emitted = readdirSync(dir, { recursive: true }).filter((f) => String(f).endsWith(".wasm"));
+    assert.deepEqual(emitted, [], "the build emitted no .wasm");
+  }
   const server = await serve({ root: dir });
   try {
-    await check(`${server.url}/index.html`);
+    await check(`${server.url}/index.html`, scopes);
   } finally {
     await server.close();
   }
 }
 
-// Vite 7's dev server pre-bundles dependencies into node_modules/.vite/deps/, where the
-// package's `new URL("../dist/tarry_bg.wasm", import.meta.url)` points nowhere: leave it out.
-const viteVersions = {
-  "Vite 8": { pkg: "vite", devConfig: {} },
-  "Vite 7": { pkg: "vite7", devConfig: { optimizeDeps: { exclude: ["tarry-queue"] } } },
-};
+const vites = { "Vite 6": "vite6", "Vite 7": "vite7", "Vite 8": "vite" };
 
-for (const [name, { pkg, devConfig }] of Object.entries(viteVersions)) {
-  test(`${name} dev server: page and module worker`, async () => {
+for (const [name, pkg] of Object.entries(vites)) {
+  test(`${name} dev server: page, module worker, classic worker (import())`, async () => {
     const vite = await import(pkg);
-    const dir = appProject(`${pkg}-dev`, startWithInit);
+    const dir = appProject(`${pkg}-dev`, viteApp);
     const server = await vite.createServer({
       root: dir,
       configFile: false,
       logLevel: "silent",
       server: { host: "127.0.0.1", port: 0, strictPort: false },
-      ...devConfig,
     });
     await server.listen();
     try {
@@ -112,22 +135,33 @@ for (const [name, { pkg, devConfig }] of Object.entries(viteVersions)) {
     }
   });
 
-  test(`${name} build: page and module worker`, async () => {
+  test(`${name} build: page, module worker, classic worker`, async () => {
     const vite = await import(pkg);
-    const dir = appProject(`${pkg}-build`, startWithInit);
+    const dir = appProject(`${pkg}-build`);
+    await vite.build({ root: dir, configFile: false, logLevel: "silent", build: { outDir: join(dir, "out") } });
+    await checkBuilt(join(dir, "out"));
+  });
+
+  // The dev server's classic worker (import()) built too: Vite 8 as it is; Vite 6 and 7 build
+  // a classic worker as one iife only with Rollup's inlineDynamicImports.
+  const inline = pkg === "vite" ? {} : { worker: { rollupOptions: { output: { inlineDynamicImports: true } } } };
+  test(`${name} build: the classic worker with import()${pkg === "vite" ? "" : ", inlineDynamicImports"}`, async () => {
+    const vite = await import(pkg);
+    const dir = appProject(`${pkg}-build-import`, viteApp);
     await vite.build({
       root: dir,
       configFile: false,
       logLevel: "silent",
       build: { outDir: join(dir, "out") },
+      ...inline,
     });
     await checkBuilt(join(dir, "out"));
   });
 }
 
-test("webpack 5: page and module worker", async () => {
+test("webpack 5: page, module worker, classic worker", async () => {
   const { default: webpack } = await import("webpack");
-  const dir = appProject("webpack", startWithInit);
+  const dir = appProject("webpack");
   const out = join(dir, "out");
   const stats = await new Promise((resolve, reject) =>
     webpack({ mode: "production", context: dir, entry: "./main.js", output: { path: out } }, (e, s) =>
@@ -135,42 +169,52 @@ test("webpack 5: page and module worker", async () => {
     ),
   );
   assert.ok(!stats.hasErrors(), stats.toString("errors-only"));
+  assert.ok(!stats.hasWarnings(), stats.toString("errors-warnings"));
   writeFileSync(join(out, "index.html"), page("main.js", ""));
-  await checkBuilt(out);
+  // webpack builds every worker as a classic script (ES module output is an experiment of
+  // its own), `{ type: "module" }` or not.
+  await checkBuilt(out, { scopes: { module: "classic worker", classic: "classic worker" } });
 });
 
-test("esbuild: page and module worker", async () => {
+test("esbuild: page, module worker, classic worker", async () => {
   const esbuild = await import("esbuild");
-  const dir = appProject("esbuild", startWithWasmImport);
+  const dir = appProject("esbuild");
   const out = join(dir, "out");
-  await esbuild.build({
-    absWorkingDir: dir,
-    entryPoints: ["main.js", "worker.js"],
-    bundle: true,
-    format: "esm",
-    outdir: out,
-    loader: { ".wasm": "file" },
-    logLevel: "error",
-  });
+  const common = { absWorkingDir: dir, bundle: true, outdir: out, logLevel: "warning" };
+  // esbuild does not follow `new URL("./worker.js", import.meta.url)`: the workers are entries.
+  await esbuild.build({ ...common, entryPoints: ["main.js", "worker.js"], format: "esm" });
+  await esbuild.build({ ...common, entryPoints: ["classic-worker.js"], format: "iife" });
   writeFileSync(join(out, "index.html"), page("main.js", ' type="module"'));
   await checkBuilt(out);
 });
 
-test("Rollup: page and module worker", async () => {
+test("Rollup: page, module worker, classic worker", async () => {
   const { rollup } = await import("rollup");
+  // What any Rollup build needs to find packages in node_modules; nothing for tarry.
   const { nodeResolve } = await import("@rollup/plugin-node-resolve");
-  const { importMetaAssets } = await import("@web/rollup-plugin-import-meta-assets");
-  const dir = appProject("rollup", startWithInit);
-  const bundle = await rollup({
-    input: [join(dir, "main.js"), join(dir, "worker.js")],
-    // importMetaAssets() emits tarry_bg.wasm; told to leave the page's own
-    // `new URL("./worker.js", import.meta.url)` alone, as Rollup builds the worker as an entry.
-    plugins: [nodeResolve({ browser: true }), importMetaAssets({ exclude: join(dir, "main.js") })],
-  });
-  await bundle.write({ dir: join(dir, "out"), format: "es" });
-  await bundle.close();
-  writeFileSync(join(dir, "out", "index.html"), page("main.js", ' type="module"'));
-  await checkBuilt(join(dir, "out"));
+  const dir = appProject("rollup");
+  const out = join(dir, "out");
+  const warnings = [];
+  const build = async (input, format) => {
+    const bundle = await rollup({
+      input,
+      plugins: [nodeResolve({ browser: true })],
+      onwarn: (w) => warnings.push(w.message),
+    });
+    await bundle.write({ dir: out, format, entryFileNames: "[name].js" });
+    await bundle.close();
+  };
+  // Rollup leaves `new URL("./worker.js", import.meta.url)` as it is: the workers are entries.
+  await build([join(dir, "main.js"), join(dir, "worker.js")], "es");
+  await build(join(dir, "classic-worker.js"), "iife");
+  assert.deepEqual(warnings, []);
+  writeFileSync(join(out, "index.html"), page("main.js", ' type="module"'));
+  await checkBuilt(out);
+});
+
+test("plain ES modules with an import map, no build: page, module worker, classic worker", async () => {
+  // Served as it is, node_modules included (where the package's .wasm is too, unfetched).
+  await checkBuilt(appProject("plain", plain), { built: false });
 });
 
 function page(script, type) {

@@ -1,7 +1,8 @@
 // The packed tarball, installed by path into an empty folder, run by each runtime as a user
 // would: the README's first and Node examples under Node 20 and 24 (and `require()` from
 // CommonJS, which package.json's `engines` promises), the Node example under Bun, and the
-// Deno example under Deno with `npm:tarry-queue` resolved from that folder's node_modules.
+// Deno example under Deno with `npm:tarry-queue` resolved from that folder's node_modules,
+// also with no permission at all (the wasm comes inline: no file is read).
 import { after, test } from "node:test";
 import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
@@ -30,13 +31,11 @@ const dir = project(packed, "runtimes", {
   "first.js": firstExample,
   "node.js": nodeExample,
   "main.ts": readmeExample("ts", "deno"),
-  "required.cjs": `const { DelayQueue, init } = require("tarry-queue");
-init().then(async () => {
-  const q = new DelayQueue();
-  q.offer("b", 10);
-  q.offer("a", 5);
-  console.log(await q.take(), await q.take());
-});
+  "required.cjs": `const { DelayQueue } = require("tarry-queue");
+const q = new DelayQueue();
+q.offer("b", 10);
+q.offer("a", 5);
+Promise.all([q.take(), q.take()]).then((got) => console.log(...got));
 `,
 });
 
@@ -77,6 +76,12 @@ test("Deno: the README's Deno example type-checks and runs, npm:tarry-queue from
   const check = run(deno, ["check", "main.ts"]);
   assert.equal(check.status, 0, check.stderr);
   const r = run(deno, ["run", "--allow-read", "main.ts"]);
+  assert.equal(r.status, 0, r.stderr);
+  assert.equal(r.stdout, readmeExample("text", "deno-output"));
+});
+
+test("Deno: the README's Deno example runs with no permission", () => {
+  const r = run(deno, ["run", "--no-prompt", "main.ts"]);
   assert.equal(r.status, 0, r.stderr);
   assert.equal(r.stdout, readmeExample("text", "deno-output"));
 });

@@ -1,6 +1,6 @@
 // What `npm run docs` generates (scripts/docs/build.mjs) is current in the repository:
 // docs/api/ is what TypeDoc makes of the shipped .d.ts files now, and every figure quoted
-// in README.md and docs/performance.md is what the benchmarks' results.json files say (the
+// in README.md, docs/performance.md and docs/browser.md is what the benchmarks' results.json files say (the
 // package's size: within 10 % of what `npm pack --dry-run` says now, so that a small change
 // to the code does not make the README wrong but a large one does).
 import { test } from "node:test";
@@ -35,6 +35,7 @@ test("the pages quote their figures", () => {
   const names = (file) => quotesIn(readFileSync(join(root, file), "utf8"));
   assert.deepEqual(names("README.md"), ["compare", "package"]);
   assert.deepEqual(names("docs/performance.md"), ["peers", "growth", "redis"]);
+  assert.deepEqual(names("docs/browser.md"), ["loading"]);
 });
 
 test("every quoted figure is the one its data gives", () => {

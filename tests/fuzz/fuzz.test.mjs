@@ -6,7 +6,8 @@ import assert from "node:assert/strict";
 import { describeFailure, runFace, shrink } from "./face.mjs";
 import { runSnapshotFuzz } from "./snapshot.mjs";
 
-// Seeds 1..400, and the seeds that found the defects kept in tests/js/found.test.mjs.
+// Seeds 1..400, and the seeds on which the fuzzer found defects (each kept by a test of its
+// feature in tests/js/: values, timer, snapshot).
 const SEEDS = [...Array.from({ length: 400 }, (_, i) => i + 1), 3878, 4844, 50068];
 
 test("JS face against its model: 400+ seeded runs of random calls on a fake clock and timer host", async () => {

@@ -11,3 +11,23 @@ test("bad input everywhere: each call throws a clear error naming the argument a
   assert.equal(result.failures.length, 0, report(result));
   assert.ok(result.ran > 400, `only ${result.ran} rows`);
 });
+
+test("messages: capacity NaN, a Date from another realm, an aborted duck-typed signal", async () => {
+  assert.throws(
+    () => new DelayQueue({ capacity: NaN }),
+    (e) => e instanceof RangeError && /capacity/.test(e.message) && !/must be a number/.test(e.message),
+  );
+  const { runInNewContext } = await import("node:vm");
+  const foreignDate = runInNewContext("new Date(Date.now() - 1000)");
+  const q = new DelayQueue();
+  q.offerAt("foreign", foreignDate);
+  assert.equal(q.poll(), "foreign");
+  const duck = { aborted: true, addEventListener() {}, removeEventListener() {} };
+  const e = await q.take({ signal: duck }).then(
+    () => assert.fail("resolved"),
+    (err) => err,
+  );
+  assert.ok(e !== undefined && e.name === "AbortError", `rejected with ${e}`);
+  await assert.rejects(q.put("x", 1, { signal: duck }), { name: "AbortError" });
+  q.close();
+});

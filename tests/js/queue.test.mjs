@@ -7,7 +7,7 @@ import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
 import { setTimeout as sleep } from "node:timers/promises";
 import { fileURLToPath } from "node:url";
-import { DelayQueue } from "tarry-queue";
+import { DelayQueue, Scheduler } from "tarry-queue";
 
 const root = fileURLToPath(new URL("../..", import.meta.url));
 const now = () => performance.now();
@@ -228,6 +228,27 @@ test("a stale or unknown handle never reaches another item", () => {
   assert.equal(q.cancel(kept), undefined, "cleared handles are stale");
   assert.ok(Number.isSafeInteger(kept) && kept > 0);
   q.close();
+});
+
+test("a handle names nothing in another queue, e.g. one restored from a snapshot", () => {
+  const q = new DelayQueue();
+  const handles = [];
+  for (let i = 0; i < 50; i++) handles.push(q.offer({ orderId: i }, 60_000 + i));
+  const r = DelayQueue.restore(q.snapshot());
+  for (const h of handles) assert.equal(r.cancel(h), undefined);
+  assert.equal(r.size, 50);
+  const other = new DelayQueue();
+  for (let i = 0; i < 50; i++) other.offer(i, 1000);
+  for (const h of handles) {
+    assert.equal(other.cancel(h), undefined);
+    assert.equal(other.delayOf(h), undefined);
+    assert.equal(other.reschedule(h, 1), false);
+  }
+  assert.equal(other.size, 50);
+  for (const h of handles) assert.ok(Number.isSafeInteger(h) && h > 0);
+  q.close();
+  r.close();
+  other.close();
 });
 
 test("keepAlive: false lets Node exit while a take waits; the default keeps it alive", () => {
@@ -492,6 +513,30 @@ test("a bounded queue: offer returns null, add throws, put waits for room", asyn
   q.close();
 });
 
+test("serving 10^5 waiting puts and takes at once does not recurse", async () => {
+  const n = 100_000;
+  const q = new DelayQueue({ capacity: 1 });
+  q.offer(-1, 5);
+  const puts = [];
+  for (let i = 0; i < n; i++) puts.push(q.put(i, -1));
+  const takes = [];
+  for (let i = 0; i <= n; i++) takes.push(q.take());
+  const errors = [];
+  const onError = (e) => errors.push(e);
+  process.on("uncaughtException", onError);
+  try {
+    const got = await Promise.all(takes);
+    assert.deepEqual(errors, []);
+    assert.equal(got.length, n + 1);
+    for (let i = 0; i <= n; i++) assert.equal(got[i], i - 1);
+    await Promise.all(puts);
+    assert.equal(q.size, 0);
+  } finally {
+    process.off("uncaughtException", onError);
+    q.close();
+  }
+});
+
 test("peek, element, drain, toArray, clear", () => {
   const q = new DelayQueue();
   assert.equal(q.peek(), undefined);
@@ -541,6 +586,15 @@ test("stats tell what the queue and its timer are doing", async () => {
   assert.ok(s.delivered >= 1);
   assert.ok(s.latenessP50 >= 0 && s.latenessP99 >= s.latenessP50 && s.latenessMax < LATE);
   q.close();
+});
+
+test("stats after close(): zeros for both DelayQueue and Scheduler", () => {
+  const q = new DelayQueue();
+  q.close();
+  const s = new Scheduler();
+  s.close();
+  assert.equal(q.stats.size, 0);
+  assert.deepEqual(s.stats, q.stats);
 });
 
 test("CommonJS require() works on Node >= 20.19", () => {

@@ -398,3 +398,90 @@ test("ids in snapshots: kept on the items that have one, all different, checked 
   q.close();
   r.close();
 });
+
+test("restore() refuses what snapshot() refuses: functions and cycles", () => {
+  const cyclic = { a: 1 };
+  cyclic.self = cyclic;
+  for (const value of [() => 1, cyclic, { nested: [1, () => 2] }]) {
+    const snap = { version: 1, size: 1, items: [{ value, deadline: Date.now() }] };
+    assert.throws(
+      () => DelayQueue.restore(snap),
+      (e) => e instanceof TypeError && /items\[0\]\.value/.test(e.message),
+    );
+  }
+});
+
+test("snapshot() of a deeply nested value gives a clear error or a snapshot, never a stack overflow", () => {
+  let deep = { leaf: () => 0 };
+  for (let i = 0; i < 200_000; i++) deep = { d: deep };
+  const q = new DelayQueue();
+  q.offer(deep, 1000);
+  assert.throws(
+    () => q.snapshot(),
+    (e) => e instanceof TypeError && /items\[0\]/.test(e.message),
+  );
+  q.close();
+});
+
+test("toArray() and snapshot() keep FIFO between deadlines -0 and 0, as take() does (-0 went first)", async () => {
+  // A clock that reads -0 (a fake one, say) and a delay of -0 give the deadline -0.
+  const q = new DelayQueue({ clock: () => -0 });
+  q.offer("first", 0); // deadline -0 + 0 = 0
+  q.offer("second", -0); // deadline -0 + -0 = -0: equal, so it queues behind
+  assert.deepEqual(q.toArray(), ["first", "second"]);
+  assert.deepEqual(
+    q.snapshot().items.map((i) => i.value),
+    ["first", "second"],
+  );
+  assert.deepEqual([await q.take(), await q.take()], ["first", "second"]);
+  q.close();
+});
+
+test("restore(): a bad version or size of any kind gets the decoder's TypeError, and none of its code runs", () => {
+  let deep = [1];
+  for (let i = 0; i < 100_000; i++) deep = [deep];
+  const { proxy: revoked, revoke } = Proxy.revocable({}, {});
+  revoke();
+  let called = 0;
+  const hostile = {
+    toString() {
+      called++;
+      return "1";
+    },
+  };
+  const bads = { "a null-prototype object": Object.create(null), "a revoked Proxy": revoked, "a deep array": deep };
+  Object.assign(bads, { "a toString": hostile, "a Symbol.toPrimitive": { [Symbol.toPrimitive]: () => 1 } });
+  for (const [what, bad] of Object.entries(bads)) {
+    for (const [field, snapshot] of [
+      ["version", { version: bad, size: 0, items: [] }],
+      ["size", { version: 1, size: bad, items: [] }],
+    ]) {
+      assert.throws(
+        () => DelayQueue.restore(snapshot),
+        (e) => e instanceof TypeError && e.message.startsWith("DelayQueue.restore():") && e.message.includes(field),
+        `${field}: ${what}`,
+      );
+    }
+  }
+  assert.equal(called, 0, "toString of the input is not called");
+});
+
+test("restore() reads the items' length once: one that grows after the check cannot build half a queue", () => {
+  const real = [1, 2, 3, 4, 5].map((value) => ({ value, deadline: 1 }));
+  let reads = 0;
+  // 1 when the capacity is checked, 5 afterwards.
+  const items = new Proxy(real, {
+    get: (t, k, r) => (k === "length" ? (reads++ === 0 ? 1 : 5) : Reflect.get(t, k, r)),
+  });
+  let q;
+  try {
+    q = DelayQueue.restore({ version: 1, size: 5, items }, { capacity: 2 });
+  } catch (e) {
+    assert.ok(e instanceof TypeError || e instanceof RangeError, String(e));
+    assert.match(e.message, /^DelayQueue\.restore\(\)/);
+    return;
+  }
+  const size = q.size;
+  q.close();
+  assert.fail(`restored ${size} of the 5 items it read, with no error`);
+});

@@ -31,7 +31,7 @@ await worker.close();
 const dead: DeadLetter<Order>[] = await queue.deadLetters({ limit: 10 });
 const retried: boolean = await queue.retryDead("order-42");
 await queue.close();
-const closed: boolean = new ClosedError() instanceof Error;
+const closed: boolean = new ClosedError("RedisDelayQueue") instanceof Error;
 // @ts-expect-error: values are JSON data
 await queue.offer(new Map(), 5);
 void [ids, cancelled, moved, left, size, pending, inFlight, latenessP99, dead, retried, closed];

@@ -1,7 +1,7 @@
 // What a page loads: the JS of tarry's browser entry bundled and minified with esbuild
 // (`--bundle --minify`, ESM), raw and gzipped (level 9), for what each kind of page
-// imports, plus dist/tarry_bg.wasm, which every page fetches once. It shows that `every`
-// brings no cron code in, and what tarry-queue/cron adds (croner).
+// imports; the wasm is in it, inline (dist/tarry_inline.js), and nothing else is fetched. It
+// shows that `every` brings no cron code in, and what tarry-queue/cron adds (croner).
 //
 //   node tests/schedule/page-weight.mjs      (esbuild from tests/bundlers: bash scripts/setup-consumers.sh)
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
@@ -17,15 +17,15 @@ const cronEntry = JSON.stringify(join(root, "js/cron.js"));
 
 /** The pages: what each imports and uses. */
 export const PAGES = {
-  "init + DelayQueue": `import { init, DelayQueue } from ${web};
-    await init(); new DelayQueue().offer(1, 10);`,
-  "init + DelayQueue + Scheduler#schedule": `import { init, DelayQueue, Scheduler } from ${web};
-    await init(); new DelayQueue().offer(1, 10); new Scheduler().schedule(() => {}, 10);`,
-  "init + DelayQueue + Scheduler#every": `import { init, DelayQueue, Scheduler } from ${web};
-    await init(); new DelayQueue().offer(1, 10); new Scheduler().every(1000, () => {});`,
-  "init + DelayQueue + Scheduler#cron (tarry-queue/cron)": `import { init, DelayQueue, Scheduler } from ${web};
+  DelayQueue: `import { DelayQueue } from ${web};
+    new DelayQueue().offer(1, 10);`,
+  "DelayQueue + Scheduler#schedule": `import { DelayQueue, Scheduler } from ${web};
+    new DelayQueue().offer(1, 10); new Scheduler().schedule(() => {}, 10);`,
+  "DelayQueue + Scheduler#every": `import { DelayQueue, Scheduler } from ${web};
+    new DelayQueue().offer(1, 10); new Scheduler().every(1000, () => {});`,
+  "DelayQueue + Scheduler#cron (tarry-queue/cron)": `import { DelayQueue, Scheduler } from ${web};
     import { cron } from ${cronEntry};
-    await init(); new DelayQueue().offer(1, 10);
+    new DelayQueue().offer(1, 10);
     new Scheduler({ cron }).cron("0 9 * * 1-5", () => {}, { timezone: "Europe/Berlin" });`,
 };
 
@@ -55,7 +55,6 @@ export function measure() {
         write: false,
         logLevel: "silent",
         outdir: join(dir, "out"),
-        loader: { ".wasm": "file" },
       });
       const code = out.outputFiles.find((f) => f.path.endsWith(".js")).contents;
       pages[name] = {
@@ -74,7 +73,7 @@ export function measure() {
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
   const { pages, wasm } = measure();
   const kB = (n) => `${(n / 1000).toFixed(1)} kB`;
-  console.log(`dist/tarry_bg.wasm: ${kB(wasm.bytes)} (${kB(wasm.gzip)} gzipped), fetched once by every page`);
+  console.log(`dist/tarry_bg.wasm: ${kB(wasm.bytes)} (${kB(wasm.gzip)} gzipped), inline in every page's JS`);
   const base = Object.values(pages)[0];
   for (const [name, p] of Object.entries(pages)) {
     const more = p === base ? "" : `, +${kB(p.gzip - base.gzip)} gzipped`;

@@ -36,8 +36,8 @@ if (typeof globalThis.gc !== "function") {
   process.exit(2);
 }
 
-// The wasm memory, to sample it apart from the rest: the Node entry instantiates the module
-// with `new WebAssembly.Instance` when it is imported; watch that one construction.
+// The wasm memory, to sample it apart from the rest: the first queue instantiates the module
+// with `new WebAssembly.Instance`; watch that one construction.
 const RealInstance = WebAssembly.Instance;
 let wasmMemory = null;
 WebAssembly.Instance = new Proxy(RealInstance, {
@@ -48,6 +48,7 @@ WebAssembly.Instance = new Proxy(RealInstance, {
   },
 });
 const { DelayQueue } = await import("tarry-queue");
+new DelayQueue().close();
 WebAssembly.Instance = RealInstance;
 if (!(wasmMemory instanceof WebAssembly.Memory)) throw new Error("could not find the wasm memory");
 

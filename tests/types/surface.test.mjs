@@ -1,19 +1,27 @@
-// The hand-written types against the JS, mechanically: for each entry that package.json's
-// `exports` names (one per runtime condition), the values it exports must be the values its
-// types declare (as TypeScript resolves "tarry-queue" under that condition), and each
-// exported class must have the same members, instance and static, in both. So the types
-// cannot drift from the JS: adding, renaming or removing a method, a getter, a field or an
-// export on one side only fails here.
+// The hand-written types against the JS, mechanically, for every key of package.json's
+// `exports` that has code ("." under each runtime condition, "./redis", "./cron"): the values an entry
+// exports must be the values its types declare (as TypeScript resolves them), each exported
+// class must have the same members, instance and static, in both, and each member the same
+// signature: a method on both sides or a property on both, the same parameters (the JS takes
+// every parameter the types declare, the types declare every parameter the JS requires, a rest
+// parameter on both or neither), a Promise on both sides or on neither, and where the JS says
+// a parameter's type (JSDoc), every type the declaration lets a caller pass is one the JS
+// takes; where it says its result's type, that result is what the declaration promises. So
+// the types cannot drift from the JS: adding, renaming or removing a method, a getter, a
+// field, a parameter or an export on one side only fails here, and so does a method that
+// becomes async.
 //
-// The JS side is read from the modules themselves (the entry's exports by TypeScript's
-// reading of the JS, each class by importing the module that defines it: prototype members,
-// statics, and the public fields its class body declares). The types side is TypeScript's
-// view of the declarations.
+// The JS side of the names is read from the modules themselves (the entry's exports by
+// TypeScript's reading of the JS, each class by importing the module that defines it:
+// prototype members, statics, and the public fields its class body declares); the JS side of
+// the signatures is TypeScript's reading of the JS (with its JSDoc). The types side is
+// TypeScript's view of the declarations. The JS itself is type-checked by tsconfig.json
+// (scripts/types.sh).
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { createRequire } from "node:module";
-import { readFileSync } from "node:fs";
-import { join } from "node:path";
+import { existsSync, readFileSync } from "node:fs";
+import { join, relative } from "node:path";
 import { pathToFileURL } from "node:url";
 import { root } from "../packed.mjs";
 
@@ -79,9 +87,17 @@ function declaredFields(file, className, isStatic) {
 
 const entries = Object.entries(pkg.exports["."]).filter(([condition]) => condition !== "types");
 
+/** Every entry with code: { key, condition, entry, specifier (what a user imports) }. */
+const checked = [
+  ...entries.map(([condition, entry]) => ({ key: ".", condition, entry, specifier: "tarry-queue" })),
+  ...Object.entries(pkg.exports)
+    .filter(([key, e]) => key !== "." && typeof e === "object" && e.default?.endsWith(".js"))
+    .map(([key, e]) => ({ key, condition: "default", entry: e.default, specifier: `tarry-queue/${key.slice(2)}` })),
+];
+
 // One program reads every entry's JS.
 const jsProgram = ts.createProgram(
-  entries.map(([, entry]) => join(root, entry)),
+  checked.map(({ entry }) => join(root, entry)),
   {
     allowJs: true,
     checkJs: false,
@@ -102,6 +118,7 @@ async function jsSurface(entryFile) {
   const out = {};
   for (const exported of checker.getExportsOfModule(moduleSymbol)) {
     const target = exported.flags & ts.SymbolFlags.Alias ? checker.getAliasedSymbol(exported) : exported;
+    if (!(target.flags & ts.SymbolFlags.Value)) continue; // a JSDoc @typedef
     const file = target.declarations[0].getSourceFile().fileName;
     const mod = await import(pathToFileURL(file).href);
     const value = mod[target.name];
@@ -131,13 +148,14 @@ async function jsSurface(entryFile) {
 
 const typesSurfaces = new Map();
 
-/** The types side: what TypeScript sees for "tarry-queue" under `condition`, in the same shape. */
-function typesSurface(condition) {
-  if (!typesSurfaces.has(condition)) typesSurfaces.set(condition, readTypes([condition]));
-  return typesSurfaces.get(condition);
+/** The types side: what TypeScript sees for `specifier` under `condition`, in the same shape. */
+function typesSurface(condition, specifier = "tarry-queue") {
+  const key = `${specifier} ${condition}`;
+  if (!typesSurfaces.has(key)) typesSurfaces.set(key, readTypes([condition], specifier));
+  return typesSurfaces.get(key);
 }
 
-function readTypes(conditions) {
+function readTypes(conditions, specifier) {
   // At the root, so that the nearest package.json is this package's (self-reference by name).
   const from = join(root, "__surface__.ts");
   const options = {
@@ -152,7 +170,7 @@ function readTypes(conditions) {
   };
   const host = ts.createCompilerHost(options);
   const read = host.readFile;
-  host.readFile = (f) => (f === from ? 'export * from "tarry-queue";\n' : read(f));
+  host.readFile = (f) => (f === from ? `export * from "${specifier}";\n` : read(f));
   host.fileExists = (
     (exists) => (f) =>
       f === from || exists(f)
@@ -200,10 +218,11 @@ test("package.json names an entry for every runtime, and `types` for TypeScript"
   assert.equal(pkg.main, "./js/node.js", "for tools that ignore `exports`");
 });
 
-for (const [condition, entry] of entries) {
-  test(`the "${condition}" entry (${entry}) exports what its types declare, member for member`, async () => {
+for (const { key, condition, entry, specifier } of checked) {
+  const which = key === "." ? `the "${condition}" entry` : `the "${key}" entry`;
+  test(`${which} (${entry}) exports what its types declare, member for member`, async () => {
     const js = await jsSurface(join(root, entry));
-    const types = typesSurface(condition);
+    const types = typesSurface(condition, specifier);
     assert.deepEqual(
       Object.keys(types).sort(),
       Object.keys(js).sort(),
@@ -234,4 +253,228 @@ test("DurableDelayQueue's types are the workerd entry's alone", () => {
   for (const condition of ["deno", "node", "browser"]) {
     assert.ok(!("DurableDelayQueue" in typesSurface(condition)), condition);
   }
+});
+
+// ---- signatures ----------------------------------------------------------------------------
+
+/** Each entry's declaration file, as TypeScript picks it: a .d.ts beside the entry, else `types`. */
+const declarationOf = ({ key, entry }) => {
+  const beside = join(root, entry.replace(/\.js$/, ".d.ts"));
+  return existsSync(beside) ? beside : join(root, pkg.exports[key].types);
+};
+
+/**
+ * One program with every entry's JS (read with its JSDoc) and every declaration file, and a
+ * file that names each declared class at its default type arguments (so that `T` is what a
+ * user who writes no type arguments gets).
+ */
+function signatureProgram(surfaces) {
+  const from = join(root, "__signatures__.ts");
+  const declarations = [...new Set(checked.map(declarationOf))];
+  const lines = declarations.map(
+    (d, i) => `import type * as d${i} from "./${relative(root, d).replace(/\.d\.ts$/, ".js")}";`,
+  );
+  checked.forEach((c, i) => {
+    const d = declarations.indexOf(declarationOf(c));
+    for (const [name, t] of Object.entries(surfaces[i]))
+      if (t.kind === "class") lines.push(`export type d${d}_${name} = d${d}.${name};`);
+  });
+  const options = {
+    allowJs: true,
+    checkJs: false,
+    noEmit: true,
+    strict: true,
+    module: ts.ModuleKind.ESNext,
+    moduleResolution: ts.ModuleResolutionKind.Bundler,
+    target: ts.ScriptTarget.ES2022,
+    lib: ["lib.es2024.d.ts", "lib.esnext.disposable.d.ts"],
+    types: ["node"],
+    typeRoots: [join(root, "node_modules/@types")],
+  };
+  const host = ts.createCompilerHost(options);
+  const read = host.readFile;
+  host.readFile = (f) => (f === from ? `${lines.join("\n")}\n` : read(f));
+  host.fileExists = (
+    (exists) => (f) =>
+      f === from || exists(f)
+  )(host.fileExists);
+  const program = ts.createProgram([from, ...checked.map(({ entry }) => join(root, entry))], options, host);
+  return { program, from, declarations };
+}
+
+/** Results the JS leaves untyped: nothing to compare but the parameters. */
+const untyped = ts.TypeFlags.Any | ts.TypeFlags.Unknown;
+const isAny = (t) => (t.flags & ts.TypeFlags.Any) !== 0;
+
+/** How one member looks: { kind: "method" | "property", signatures }. */
+function shapeOf(symbol, type) {
+  const callable = type.getCallSignatures();
+  const method = (symbol.flags & ts.SymbolFlags.Method) !== 0;
+  const kind = method || (callable.length > 0 && !(symbol.flags & ts.SymbolFlags.Accessor)) ? "method" : "property";
+  return { kind, signatures: callable };
+}
+
+function parameters(checker, signature) {
+  return signature.parameters.map((p) => {
+    const decl = p.valueDeclaration;
+    return {
+      name: p.name,
+      type: checker.getTypeOfSymbol(p),
+      optional: decl !== undefined && ts.isParameter(decl) && checker.isOptionalParameter(decl),
+      rest: decl !== undefined && ts.isParameter(decl) && decl.dotDotDotToken !== undefined,
+      // A type the JS states (JSDoc, a default value), not one inferred as any.
+      stated:
+        decl !== undefined && ts.isParameter(decl) && (ts.getJSDocType(decl) !== undefined || decl.type !== undefined),
+    };
+  });
+}
+
+const isPromise = (checker, t) => {
+  if (t.isUnion()) return t.types.some((u) => isPromise(checker, u));
+  return t.getSymbol()?.name === "Promise" || t.getSymbol()?.name === "PromiseLike";
+};
+
+/**
+ * What differs between the JS signatures of `what` and its declared ones: a list of messages.
+ * `js`, `types`: arrays of signatures; `isConstructor`: compare their parameters only.
+ */
+function compareSignatures(checker, what, js, types, isConstructor = false) {
+  const problems = [];
+  if (js.length !== 1) {
+    problems.push(`${what}: the JS has ${js.length} signatures`);
+    return problems;
+  }
+  const [jsSig] = js;
+  const jsParams = parameters(checker, jsSig);
+  // A declared rest parameter of a computed tuple type (`...options: UnlessThenable<T, [options?: O]>`,
+  // which refuses a thenable item type) stands for that tuple's parameters: compare it as those.
+  const declared = types.map((sig) => {
+    const ps = parameters(checker, sig);
+    const last = ps.at(-1);
+    if (last?.rest && (last.type.flags & ts.TypeFlags.Conditional) !== 0)
+      return [...ps.slice(0, -1), { ...last, rest: false, optional: true, computed: true }];
+    return ps;
+  });
+  const most = Math.max(...declared.map((p) => p.length));
+  const required = jsParams.filter((p) => !p.optional && !p.rest).length;
+  const names = (ps) => `(${ps.map((p) => (p.rest ? `...${p.name}` : p.name)).join(", ")})`;
+  if (jsParams.length < most)
+    problems.push(
+      `${what}: the JS takes ${names(jsParams)}, the types declare ${names(declared.find((p) => p.length === most))}`,
+    );
+  if (required > most)
+    problems.push(`${what}: the JS requires ${names(jsParams.slice(0, required))}, the types declare ${most}`);
+  if (jsParams.some((p) => p.rest) !== declared.some((ps) => ps.some((p) => p.rest)))
+    problems.push(`${what}: a rest parameter on one side only`);
+  for (const ps of declared) {
+    ps.forEach((p, i) => {
+      const j = jsParams[i];
+      if (!j?.stated || j.rest || p.rest || p.computed || isAny(j.type) || isAny(p.type)) return;
+      // A caller may leave an optional parameter out, which the JS must take too.
+      const given = p.optional ? checker.getNonNullableType(p.type) : p.type;
+      if (!checker.isTypeAssignableTo(given, j.type))
+        problems.push(
+          `${what}: parameter ${i + 1} (${p.name}) may be ${checker.typeToString(given)}, which the JS's ${j.name}: ${checker.typeToString(j.type)} does not take`,
+        );
+    });
+  }
+  // Constructors are compared as calls: their instances are compared member by member.
+  const jsReturn = isConstructor ? undefined : jsSig.getReturnType();
+  const returns = isConstructor ? [] : types.map((sig) => sig.getReturnType());
+  if (jsReturn !== undefined && !(jsReturn.flags & untyped)) {
+    // The result's type where the JS states it (JSDoc @returns); inferred ones only as Promise or not.
+    const stated = jsSig.declaration !== undefined && ts.getJSDocReturnType(jsSig.declaration) !== undefined;
+    if (isPromise(checker, jsReturn) !== returns.some((r) => isPromise(checker, r)))
+      problems.push(
+        `${what}: the JS returns ${checker.typeToString(jsReturn)}, the types ${returns.map((r) => checker.typeToString(r)).join(" | ")}`,
+      );
+    else if (stated && !returns.some((r) => checker.isTypeAssignableTo(jsReturn, r)))
+      problems.push(
+        `${what}: the JS returns ${checker.typeToString(jsReturn)}, which is not the declared ${returns.map((r) => checker.typeToString(r)).join(" | ")}`,
+      );
+  }
+  return problems;
+}
+
+test("every member of every entry has the signature its types declare", async () => {
+  const surfaces = checked.map(({ condition, specifier }) => typesSurface(condition, specifier));
+  const { program, from, declarations } = signatureProgram(surfaces);
+  const checker = program.getTypeChecker();
+  const exportsOf = (file) => {
+    const out = new Map();
+    for (const e of checker.getExportsOfModule(checker.getSymbolAtLocation(program.getSourceFile(file)))) {
+      out.set(e.name, e.flags & ts.SymbolFlags.Alias ? checker.getAliasedSymbol(e) : e);
+    }
+    return out;
+  };
+  const instances = exportsOf(from);
+  const problems = [];
+  let compared = 0;
+  checked.forEach((c, i) => {
+    const d = declarations.indexOf(declarationOf(c));
+    const jsExports = exportsOf(join(root, c.entry));
+    const typeExports = exportsOf(declarations[d]);
+    for (const [name, t] of Object.entries(surfaces[i])) {
+      const where = `${c.entry} ${name}`;
+      const jsSymbol = jsExports.get(name);
+      const typeSymbol = typeExports.get(name);
+      const jsValue = checker.getTypeOfSymbol(jsSymbol);
+      const typeValue = checker.getTypeOfSymbol(typeSymbol);
+      if (t.kind === "function") {
+        problems.push(
+          ...compareSignatures(checker, `${where}()`, jsValue.getCallSignatures(), typeValue.getCallSignatures()),
+        );
+        compared++;
+        continue;
+      }
+      if (t.kind !== "class") continue;
+      // The constructor, unless the types keep it private (DurableDelayQueue.open() builds one).
+      const privateConstructor = typeSymbol.declarations.some((decl) =>
+        decl.members?.some(
+          (m) => ts.isConstructorDeclaration(m) && (ts.getCombinedModifierFlags(m) & ts.ModifierFlags.Private) !== 0,
+        ),
+      );
+      if (!privateConstructor) {
+        const news = (type) => type.getConstructSignatures();
+        problems.push(...compareSignatures(checker, `new ${where}()`, news(jsValue), news(typeValue), true));
+      }
+      const sides = [
+        [
+          "",
+          checker.getDeclaredTypeOfSymbol(jsSymbol),
+          checker.getDeclaredTypeOfSymbol(instances.get(`d${d}_${name}`)),
+          t.instance,
+        ],
+        ["static ", jsValue, typeValue, t.statics],
+      ];
+      for (const [prefix, jsType, typesType, members] of sides) {
+        for (const member of members) {
+          const key = member.startsWith("Symbol.") ? `__@${member.slice(7)}` : member;
+          const find = (type) =>
+            checker.getPropertiesOfType(type).find((p) => p.name === member || p.escapedName.startsWith(`${key}@`));
+          const jm = find(jsType);
+          const tm = find(typesType);
+          // A method the JS names by a computed key (`[dispose]`, for runtimes without Symbol.dispose)
+          // is not one TypeScript can name; the names test above found it at run time.
+          if (!jm && tm && member.startsWith("Symbol.")) continue;
+          if (!jm || !tm) {
+            problems.push(`${prefix}${where}#${member}: not found (JS ${!!jm}, types ${!!tm})`);
+            continue;
+          }
+          const js = shapeOf(jm, checker.getTypeOfSymbol(jm));
+          const types = shapeOf(tm, checker.getTypeOfSymbol(tm));
+          compared++;
+          if (js.kind !== types.kind) {
+            problems.push(`${prefix}${where}#${member}: a ${js.kind} in the JS, a ${types.kind} in the types`);
+          } else if (js.kind === "method") {
+            problems.push(
+              ...compareSignatures(checker, `${prefix}${where}#${member}()`, js.signatures, types.signatures),
+            );
+          }
+        }
+      }
+    }
+  });
+  assert.ok(compared > 80, `only ${compared} members compared`);
+  assert.deepEqual(problems, [], `signatures that differ:\n${problems.join("\n")}`);
 });

@@ -1,0 +1,85 @@
+// Lateness: how long after their deadlines items were handed out, as a histogram with about
+// 3% relative precision, so that p50/p99 cost O(1) memory whatever the count. The same
+// buckets and the same quantile as the core's (src/lateness.rs, behind `stats` in memory),
+// for the engines whose deliveries happen outside the wasm (tarry-queue/redis, which never
+// loads it); tests/js/lateness.test.mjs checks that both give the same figures.
+//
+// Buckets: 64 of 1/64 ms below 1 ms, then 32 per power of two up to 2^32 ms. Recording is
+// O(1); a quantile walks the ~1,100 buckets once.
+
+/** Buckets below 1 ms, each 1/64 ms wide. */
+const FINE = 64;
+/** Sub-buckets per power of two from 1 ms up. */
+const SUB = 32;
+/** Powers of two covered from 1 ms up (to about 2^32 ms). */
+const OCTAVES = 32;
+const MAX_COUNT = 2 ** 32 - 1;
+
+/** A lateness histogram in milliseconds. */
+export class Lateness {
+  /** @type {Uint32Array | null} counts per bucket, allocated at the first record */
+  #buckets = null;
+  #count = 0;
+  #max = 0;
+
+  /**
+   * Records one lateness (negative values count as 0).
+   * @param {number} ms
+   */
+  record(ms) {
+    // biome-ignore lint/complexity/useMathMinMax: NaN counts as 0 too, as in src/lateness.rs
+    const v = ms > 0 ? ms : 0;
+    this.#buckets ??= new Uint32Array(FINE + SUB * OCTAVES);
+    const i = Math.min(bucketOf(v), this.#buckets.length - 1);
+    if (this.#buckets[i] !== MAX_COUNT) this.#buckets[i]++;
+    this.#count++;
+    if (v > this.#max) this.#max = v;
+  }
+
+  /** Items recorded. */
+  get count() {
+    return this.#count;
+  }
+
+  /** The largest lateness recorded (0 when none). */
+  get max() {
+    return this.#max;
+  }
+
+  /**
+   * The `q`-quantile (0 ≤ q ≤ 1), as the middle of its bucket, never above the max; 0 when
+   * nothing was recorded.
+   * @param {number} q
+   */
+  quantile(q) {
+    const buckets = this.#buckets;
+    if (buckets === null) return 0;
+    const rank = Math.max(Math.ceil(Math.min(Math.max(q, 0), 1) * this.#count), 1);
+    let seen = 0;
+    for (let i = 0; i < buckets.length; i++) {
+      seen += buckets[i];
+      if (seen >= rank) {
+        const [lo, hi] = boundsOf(i);
+        return Math.min((lo + hi) / 2, this.#max);
+      }
+    }
+    return this.#max;
+  }
+}
+
+/** @param {number} ms at least 0 */
+function bucketOf(ms) {
+  if (ms < 1) return Math.trunc(ms * FINE);
+  const octave = Math.floor(Math.log2(ms));
+  const sub = Math.trunc((ms / 2 ** octave - 1) * SUB);
+  return FINE + octave * SUB + Math.min(sub, SUB - 1);
+}
+
+/** @param {number} i */
+function boundsOf(i) {
+  if (i < FINE) return [i / FINE, (i + 1) / FINE];
+  const octave = Math.trunc((i - FINE) / SUB);
+  const sub = (i - FINE) % SUB;
+  const base = 2 ** octave;
+  return [base * (1 + sub / SUB), base * (1 + (sub + 1) / SUB)];
+}

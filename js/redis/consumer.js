@@ -1,0 +1,408 @@
+// The consuming side of one RedisDelayQueue in this process: its waiting takes, its process()
+// workers, and its ONE timer (js/timer.js), armed for the earliest thing the process must act
+// on:
+//
+// - the head's deadline, while a take waits (learned from script replies and from the head
+//   channel: an offer, reschedule, nack or retry that makes the head earlier publishes it);
+// - the earliest lease expiry (an expired lease is put back by the take script);
+// - a waiting take's timeout;
+// - the lease extension of running process() handlers (every visibilityTimeout / 3);
+// - a safety check every safetyInterval, which covers a missed message;
+// - after a failure, the retry (back-off from 100 ms, at most safetyInterval).
+//
+// No polling loop, no blocking command. What is due is decided by the take script with the
+// server's TIME; this process converts server times to its own clock with the bounds of
+// js/redis/clock.js, so its timer never fires before the server sees a deadline. A timer that
+// fires early (Node's can, by ~1 ms) hands nothing out and is armed again.
+//
+// Costs: a take or a delivery O(1); arming the timer O(takes waiting with a timeout).
+
+import { ClosedError } from "../errors.js";
+import { Lateness } from "../lateness.js";
+import { Timer } from "../timer.js";
+import { localNow } from "./clock.js";
+import { RedisJob } from "./job.js";
+import { SCRIPTS } from "./scripts.js";
+import { Takers } from "./takers.js";
+import { Worker } from "./worker.js";
+
+/** Items per ack script at most: more are split, so that no script holds Redis for long. */
+const ACK_BATCH = 500;
+/** Items one take script hands out at most. */
+const TAKE_BATCH = 256;
+/** Expired leases one take script puts back at most. */
+const RECLAIM_BATCH = 256;
+
+/** @typedef {import("./takers.js").Taker} Taker */
+
+export class Consumer {
+  /** @type {import("./connection.js").Connection} */
+  #conn;
+  /** @type {import("./options.js").QueueOptions} */
+  #options;
+  #channel;
+  #timer = new Timer({ now: localNow }, true, () => this.#fire());
+  /** Waiting takes, in call order. */
+  #takers = new Takers();
+  /** @type {Promise<void> | null} subscribing and the first wake; null until a take waits */
+  #consuming = null;
+  #head = Number.POSITIVE_INFINITY; // earliest pending deadline known (server ms)
+  #leaseHead = Number.POSITIVE_INFINITY; // earliest lease expiry known (server ms)
+  /** @type {Promise<void> | null} the running wake */
+  #waking = null;
+  #again = false;
+  #lastCheck = Number.NEGATIVE_INFINITY;
+  #retryAt = 0;
+  /** When a start that failed is tried again (local ms), or Infinity. */
+  #restartAt = Number.POSITIVE_INFINITY;
+  #failures = 0;
+  /** @type {Set<RedisJob>} jobs whose process() handler runs: their leases are extended */
+  #extending = new Set();
+  #extendAt = Number.POSITIVE_INFINITY;
+  /** @type {Set<Worker>} */
+  #workers = new Set();
+  #closing = false;
+  #counters = { wakes: 0, earlyWakes: 0, messages: 0, delivered: 0, redelivered: 0, released: 0 };
+  #lateness = new Lateness();
+  /** The acks made in one turn, gathered: one script per 500. @type {import("./batch.js").Batcher<[string, string], boolean>} */
+  #acks;
+
+  /**
+   * @param {import("./connection.js").Connection} conn
+   * @param {import("./options.js").QueueOptions} options
+   * @param {string} channel the head channel
+   */
+  constructor(conn, options, channel) {
+    this.#conn = conn;
+    this.#options = options;
+    this.#channel = channel;
+    this.#acks = conn.batcher(SCRIPTS.ack, ACK_BATCH, (deliveries) => conn.run(SCRIPTS.ack, { deliveries }));
+  }
+
+  /** What a RedisJob asks of its queue. @type {import("./job.js").JobOps} */
+  #jobOps = {
+    ack: async (job, token) => (await this.#acks.add([[job.id, token]]))[0],
+    nack: async (job, token, delayMs, reason) => {
+      const at = localNow();
+      if (!this.#conn.connected) await this.#conn.connect();
+      const { clockTolerance: tolerance, maxAttempts } = this.#options;
+      const stamp = this.#conn.clock.stamp(at);
+      const params = { channel: this.#channel, stamp, tolerance, id: job.id, token, delayMs, maxAttempts, reason };
+      const { held, head } = await this.#conn.run(SCRIPTS.nack, params);
+      this.sawHead(head);
+      return held;
+    },
+    extend: async (job, token, ms) => {
+      /** @type {[string, string][]} */
+      const deliveries = [[job.id, token]];
+      const params = { ms: ms ?? this.#options.visibilityTimeout, deliveries };
+      const { leaseHead, held } = await this.#conn.run(SCRIPTS.extend, params);
+      this.#sawLeases(leaseHead);
+      return held[0];
+    },
+  };
+
+  /** This process's figures, for stats(). */
+  figures() {
+    return {
+      takers: this.#takers.size,
+      timersArmed: this.#timer.armed ? 1 : 0,
+      timerArms: this.#timer.arms,
+      ...this.#counters,
+      latenessP50: this.#lateness.quantile(0.5),
+      latenessP99: this.#lateness.quantile(0.99),
+      latenessMax: this.#lateness.max,
+    };
+  }
+
+  /**
+   * A take, its arguments checked: resolves with the next due item, leased; with undefined
+   * after `timeout` ms; rejects with the signal's reason when aborted, ClosedError when closed.
+   * @param {AbortSignal | undefined} signal
+   * @param {number | undefined} timeout
+   * @returns {Promise<RedisJob | undefined>}
+   */
+  take(signal, timeout) {
+    if (this.#closing) return Promise.reject(new ClosedError("RedisDelayQueue"));
+    if (signal?.aborted) return Promise.reject(signal.reason);
+    return new Promise((resolve, reject) => {
+      /** @type {Taker} */
+      const taker = { resolve, reject, until: Number.POSITIVE_INFINITY, signal, onAbort: null, done: false };
+      if (timeout !== undefined) taker.until = localNow() + Math.max(0, timeout);
+      if (signal) {
+        taker.onAbort = () => this.#leave(taker, () => reject(signal.reason));
+        signal.addEventListener("abort", taker.onAbort, { once: true });
+      }
+      this.#takers.push(taker);
+      this.#demand();
+    });
+  }
+
+  /**
+   * Runs `handler(value, job)` for each due item, `concurrency` at a time, as
+   * RedisDelayQueue#process documents (its arguments checked).
+   * @param {(value: any, job: RedisJob) => unknown} handler
+   * @param {number} concurrency
+   * @param {(attempt: number, error: unknown) => number} retry
+   * @returns {Worker}
+   */
+  process(handler, concurrency, retry) {
+    if (this.#closing) throw new ClosedError("RedisDelayQueue");
+    const worker = new Worker({
+      take: (signal) => this.take(signal, undefined),
+      leases: this.#leases,
+      handler,
+      concurrency,
+      retry,
+      onerror: this.#options.onerror,
+      onclose: () => this.#workers.delete(worker),
+    });
+    this.#workers.add(worker);
+    return worker;
+  }
+
+  /** The leases of running handlers, extended every visibilityTimeout / 3 while they run. */
+  #leases = {
+    /** @param {RedisJob} job */
+    hold: (job) => {
+      this.#extending.add(job);
+      if (this.#extendAt === Number.POSITIVE_INFINITY) {
+        this.#extendAt = localNow() + this.#options.visibilityTimeout / 3;
+        this.#arm();
+      }
+    },
+    /** @param {RedisJob} job */
+    drop: (job) => {
+      this.#extending.delete(job);
+    },
+  };
+
+  /**
+   * Stops: waiting takes reject with ClosedError, process() workers finish their running
+   * handlers (and ack them; their leases are still extended meanwhile), then the timer stops.
+   */
+  async close() {
+    this.#closing = true;
+    for (const t of this.#takers.clear()) this.#settle(t, () => t.reject(new ClosedError("RedisDelayQueue")));
+    this.#arm(); // now only for lease extension
+    await Promise.all([...this.#workers].map((w) => w.close()));
+    await this.#consuming?.catch(() => {});
+    await this.#waking;
+    this.#timer.disarm();
+  }
+
+  /**
+   * A script reply told the head's deadline: keep the earlier of it and what we knew.
+   * @param {number} head server ms, Infinity for none
+   */
+  sawHead(head) {
+    if (!this.#consuming) return;
+    if (head < this.#head) {
+      this.#head = head;
+      if (this.#takers.size > 0) this.#demand();
+    }
+  }
+
+  // --- the one timer --------------------------------------------------------------------
+
+  /** A take() is waiting: start consuming, or hand it what is due, or arm for the head. */
+  #demand() {
+    if (!this.#consuming) {
+      this.#restartAt = Number.POSITIVE_INFINITY;
+      this.#consuming = this.#startConsuming();
+      this.#consuming.catch((e) => this.#failed(e));
+      return;
+    }
+    if (this.#lastCheck === Number.NEGATIVE_INFINITY) return; // the first wake is on its way
+    if (this.#head <= this.#conn.clock.serverNow()) this.#wake();
+    else this.#arm();
+  }
+
+  async #startConsuming() {
+    // After a reconnection, messages may have been missed: look at Redis again.
+    await this.#conn.subscribe(
+      this.#channel,
+      (message) => this.#message(message),
+      () => this.#wake(),
+    );
+    this.#wake();
+  }
+
+  /** @param {string} message a new head's deadline */
+  #message(message) {
+    this.#counters.messages++;
+    const head = Number(message);
+    if (!(head < this.#head)) return;
+    this.#head = head;
+    if (this.#takers.size > 0) this.#demand();
+  }
+
+  /** Sets the one timer for the earliest thing this process must act on. */
+  #arm() {
+    if (!this.#consuming) {
+      this.#timer.set(this.#restartAt);
+      return;
+    }
+    let at = Math.min(this.#takers.earliestTimeout(), this.#extendAt);
+    // Closing: only the leases of the handlers it waits for are still kept.
+    if (!this.#waking && !this.#closing) {
+      // What needs Redis waits out a back-off after a failure; a running wake re-arms when done.
+      const clock = this.#conn.clock;
+      let redis = Math.min(this.#lastCheck + this.#options.safetyInterval, clock.localAt(this.#leaseHead));
+      if (this.#takers.size > 0) redis = Math.min(redis, clock.localAt(this.#head));
+      at = Math.min(at, Math.max(redis, this.#retryAt));
+    }
+    this.#timer.set(at);
+  }
+
+  #fire() {
+    if (!this.#consuming) {
+      // A start that failed, tried again after its back-off.
+      this.#restartAt = Number.POSITIVE_INFINITY;
+      if (this.#takers.size > 0) this.#demand();
+      return;
+    }
+    const now = localNow();
+    let acted = false;
+    for (const t of this.#takers.expired(now)) {
+      acted = true;
+      this.#settle(t, () => t.resolve(undefined));
+    }
+    if (now >= this.#extendAt) {
+      acted = true;
+      this.#extend();
+    }
+    if (!this.#waking && !this.#closing && now >= this.#retryAt) {
+      const server = this.#conn.clock.serverNow(now);
+      const due = this.#takers.size > 0 && this.#head <= server;
+      if (due || this.#leaseHead <= server || now >= this.#lastCheck + this.#options.safetyInterval) {
+        this.#wake();
+        return;
+      }
+    }
+    // Node's timers can fire up to ~1 ms before the clock says so: re-arm, hand out nothing.
+    if (!acted && !this.#waking) this.#counters.earlyWakes++;
+    this.#arm();
+  }
+
+  /** Runs the take script (lease expiry, then transfer to the waiting takes) until nothing more is due. */
+  #wake() {
+    if (this.#closing) return;
+    if (this.#waking) {
+      this.#again = true;
+      return;
+    }
+    /** @type {() => void} */
+    let done = () => {};
+    this.#waking = new Promise((resolve) => (done = resolve));
+    this.#arm(); // only the take timeouts and lease extension stay armed meanwhile
+    this.#wakeUntilDone().then(done);
+  }
+
+  async #wakeUntilDone() {
+    try {
+      do {
+        this.#again = false;
+        this.#counters.wakes++;
+        const { visibilityTimeout: visibility, maxAttempts } = this.#options;
+        const count = Math.min(this.#takers.size, TAKE_BATCH);
+        const params = { channel: this.#channel, count, visibility, maxAttempts, reclaim: RECLAIM_BATCH };
+        const { now, head, leaseHead, items } = await this.#conn.run(SCRIPTS.take, params);
+        this.#failures = 0;
+        this.#retryAt = 0;
+        this.#lastCheck = localNow();
+        this.#head = head;
+        this.#leaseHead = leaseHead;
+        for (const item of items) await this.#deliver(item, now);
+        if (this.#takers.size > 0 && this.#head <= now) this.#again = true;
+      } while (this.#again && !this.#closing);
+    } catch (e) {
+      if (!this.#closing) {
+        this.#failed(e);
+      }
+    }
+    this.#waking = null;
+    this.#arm();
+  }
+
+  /**
+   * A wake failed (Redis unreachable?): try again after a back-off, up to the safety interval.
+   * @param {unknown} e
+   */
+  #failed(e) {
+    this.#failures++;
+    this.#retryAt = localNow() + Math.min(this.#options.safetyInterval, 50 * 2 ** Math.min(this.#failures, 10));
+    if (this.#closing) return;
+    this.#options.onerror(e);
+    if (this.#lastCheck === Number.NEGATIVE_INFINITY && !this.#conn.subscribed) {
+      // Could not even connect: start again after the back-off.
+      this.#consuming = null;
+      this.#restartAt = this.#retryAt;
+      this.#arm();
+    }
+  }
+
+  /**
+   * Hands one item of a take reply to the first waiting take, or puts it back when none waits.
+   * @param {{ id: string, text: string, deadline: number, attempt: number, token: string }} item
+   * @param {number} now the server's time of the take script
+   */
+  async #deliver({ id, text, deadline, attempt, token }, now) {
+    let value;
+    try {
+      value = JSON.parse(text);
+    } catch (e) {
+      const reason = `value is not JSON: ${/** @type {Error} */ (e).message}`;
+      await this.#conn.run(SCRIPTS.bury, { id, token, reason });
+      this.#again = true;
+      return;
+    }
+    const job = new RedisJob(this.#jobOps, id, value, deadline, attempt, token);
+    const taker = this.#takers.shift();
+    if (!taker) {
+      // The take that asked for it left while the script ran: the item goes back to its place.
+      this.#counters.released++;
+      const { head } = await this.#conn.run(SCRIPTS.release, { channel: this.#channel, id, token });
+      this.sawHead(head);
+      return;
+    }
+    this.#lateness.record(now - job.deadline);
+    this.#counters.delivered++;
+    if (attempt > 1) this.#counters.redelivered++;
+    this.#settle(taker, () => taker.resolve(job));
+  }
+
+  #extend() {
+    const jobs = [...this.#extending];
+    this.#extendAt = jobs.length ? localNow() + this.#options.visibilityTimeout / 3 : Number.POSITIVE_INFINITY;
+    if (!jobs.length) return;
+    const params = { ms: this.#options.visibilityTimeout, deliveries: jobs.map(RedisJob.delivery) };
+    this.#conn.run(SCRIPTS.extend, params).then(
+      ({ leaseHead }) => this.#sawLeases(leaseHead),
+      (e) => this.#options.onerror(e),
+    );
+  }
+
+  /** @param {number} leaseHead server ms, Infinity for none */
+  #sawLeases(leaseHead) {
+    this.#leaseHead = leaseHead;
+    this.#arm();
+  }
+
+  // --- the waiting takes ----------------------------------------------------------------
+
+  /** @param {Taker} taker @param {() => void} settle */
+  #leave(taker, settle) {
+    if (taker.done) return;
+    this.#takers.remove(taker);
+    this.#settle(taker, settle);
+    this.#arm();
+  }
+
+  /** @param {Taker} taker @param {() => void} settle */
+  #settle(taker, settle) {
+    taker.done = true;
+    if (taker.signal) taker.signal.removeEventListener("abort", /** @type {() => void} */ (taker.onAbort));
+    settle();
+  }
+}

@@ -1,0 +1,86 @@
+// RedisJob: one delivery of an item, leased to this process. Its token names the delivery:
+// ack(), nack() and extend() change the item only while this delivery holds the lease, so a
+// delivery whose lease ran out (and whose item went to another consumer) changes nothing and
+// resolves false.
+
+import { checkMs, options } from "../arguments.js";
+import { checkRange } from "./options.js";
+
+/**
+ * What a job asks of its queue, by the job and its token.
+ * @typedef {object} JobOps
+ * @property {(job: RedisJob, token: string) => Promise<boolean>} ack
+ * @property {(job: RedisJob, token: string, delayMs: number, reason: string) => Promise<boolean>} nack
+ * @property {(job: RedisJob, token: string, ms: number | undefined) => Promise<boolean>} extend
+ */
+
+/** The longest reason kept with a dead letter, in UTF-16 code units. */
+const MAX_REASON = 2000;
+
+/** One delivery of an item: ack, nack or extend it while this delivery holds the lease. */
+export class RedisJob {
+  /** @type {JobOps} */
+  #ops;
+  /** @type {string} */
+  #token;
+
+  /**
+   * @param {JobOps} ops
+   * @param {string} id
+   * @param {any} value JSON data, of the type the caller gave its queue
+   * @param {number} deadline
+   * @param {number} attempt
+   * @param {string} token
+   */
+  constructor(ops, id, value, deadline, attempt, token) {
+    this.#ops = ops;
+    this.#token = token;
+    /** The item's id. */
+    this.id = id;
+    /** The value as offered. */
+    this.value = value;
+    /** The deadline it was due at, epoch ms by the server's clock. */
+    this.deadline = deadline;
+    /** Which delivery this is: 1 the first, 2 after one nack or expired lease, ... */
+    this.attempt = attempt;
+  }
+
+  /** Done: removes the item. Resolves false if this delivery had lost its lease (changes nothing). */
+  ack() {
+    return this.#ops.ack(this, this.#token);
+  }
+
+  /**
+   * Not done: the item comes back after `delayMs` (default 0), or goes to the dead letters
+   * if this was its last attempt (`reason` is kept there). Resolves false if the lease was lost.
+   * @param {{ delayMs?: number, reason?: unknown }} [opts]
+   */
+  nack(opts) {
+    const { delayMs = 0, reason = "nack" } = options(opts, "options");
+    checkMs(delayMs, "options.delayMs");
+    checkRange(delayMs, "options.delayMs");
+    const why = reason instanceof Error ? reason.stack || reason.message : String(reason);
+    return this.#ops.nack(this, this.#token, delayMs, why.slice(0, MAX_REASON));
+  }
+
+  /**
+   * Keeps the lease for `ms` more from now (default: the visibility timeout). Resolves false if it was lost.
+   * @param {number} [ms]
+   */
+  extend(ms) {
+    if (ms !== undefined) {
+      checkMs(ms, "ms");
+      if (ms <= 0) throw new RangeError(`ms must be positive, got ${ms}`);
+    }
+    return this.#ops.extend(this, this.#token, ms);
+  }
+
+  /**
+   * The delivery a job is: its id and token, as the ack and extend scripts take them.
+   * @param {RedisJob} job
+   * @returns {[string, string]}
+   */
+  static delivery(job) {
+    return [job.id, job.#token];
+  }
+}

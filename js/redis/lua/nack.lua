@@ -1,0 +1,21 @@
+--[[ nack: not done: the item comes back after a delay from the call, or goes to the dead
+  letters if this was its last attempt.
+  KEYS: the queue's keys (includes/keys.lua)
+  ARGV: channel, stamp, tolerance, id, token, delay (ms), maxAttempts, reason
+  Reply: now, outcome (0 the lease was not held, 1 back in the queue, 2 dead-lettered), head
+]]
+--- @include "time"
+--- @include "queue"
+
+local now = clock()
+local id = ARGV[4]
+local r = leased_by(id, ARGV[5])
+if r == nil then return { fmt(now), 0, head() or false } end
+redis.call('ZREM', leased, id)
+if r.attempt >= tonumber(ARGV[7]) then
+  bury(id, r, now, ARGV[8])
+  return { fmt(now), 2, head() or false }
+end
+local before = head()
+enqueue(id, r, fmt(up(start(now, ARGV[2], tonumber(ARGV[3])) + tonumber(ARGV[6]))))
+return { fmt(now), 1, announce(ARGV[1], before) or false }

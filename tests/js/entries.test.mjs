@@ -1,0 +1,118 @@
+// The seams between the package's entries, followed import by import from package.json's
+// `exports`: the in-memory entries never load the Redis code; the Redis entry never loads the
+// wasm (it runs where dist/ was never built); js/wasm.js is the one module that imports the
+// wasm-bindgen glue (dist/tarry.js); only the runtime entries name the wasm itself, each the
+// way its runtime loads it (workerd the .wasm file, the others its bytes inline in
+// dist/tarry_inline.js).
+
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { spawnSync } from "node:child_process";
+import { readFileSync } from "node:fs";
+import { fileURLToPath } from "node:url";
+
+const root = new URL("../../", import.meta.url);
+const pkg = JSON.parse(readFileSync(new URL("package.json", root), "utf8"));
+const jsDir = new URL("js/", root);
+
+/** Static imports and re-exports of a module, and what it imports dynamically (not in comments: JSDoc types). */
+function importsOf(url) {
+  const src = readFileSync(url, "utf8")
+    .replace(/\/\*[\s\S]*?\*\//g, "")
+    .replace(/(^|\s)\/\/.*$/gm, "$1");
+  const specs = [...src.matchAll(/(?:import|export)[^;]*?from\s+"([^"]+)"/g)].map((m) => m[1]);
+  return { src, specs, dynamic: [...src.matchAll(/import\(\s*"([^"]+)"/g)].map((m) => m[1]) };
+}
+
+/** Every module of js/ an entry reaches, with what each imports: Map(url → specifiers). */
+function graphOf(entry) {
+  const seen = new Map();
+  const visit = (url) => {
+    if (seen.has(url.href)) return;
+    const { specs, dynamic } = importsOf(url);
+    seen.set(url.href, { specs, dynamic });
+    for (const spec of [...specs, ...dynamic]) {
+      const next = new URL(spec, url);
+      if (spec.startsWith(".") && spec.endsWith(".js") && next.pathname.startsWith(jsDir.pathname)) visit(next);
+    }
+  };
+  visit(new URL(entry, root));
+  return seen;
+}
+
+const memoryEntries = Object.values(pkg.exports["."]).filter((p) => p.endsWith(".js"));
+const redisEntry = pkg.exports["./redis"].default;
+
+test("the in-memory entries do not import the Redis code", () => {
+  const seen = new Set();
+  const visit = (url) => {
+    if (seen.has(url.href)) return;
+    seen.add(url.href);
+    const src = readFileSync(url, "utf8");
+    for (const [, spec] of src.matchAll(/(?:import|export)[^;]*?from\s+"([^"]+)"/g)) {
+      assert.ok(!/redis/.test(spec), `${url.pathname} imports ${spec}`);
+      // Follow the JS face (js/); dist/ is wasm-bindgen's output, built by scripts/build.sh.
+      const next = new URL(spec, url);
+      if (spec.startsWith(".") && spec.endsWith(".js") && next.pathname.startsWith(jsDir.pathname)) visit(next);
+    }
+    assert.ok(!/import\(\s*"[^"]*redis/.test(src), `${url.pathname} imports Redis code dynamically`);
+  };
+  for (const entry of memoryEntries) visit(new URL(`../../${entry}`, import.meta.url));
+  assert.ok(seen.size >= 4);
+});
+
+test("the Redis entry does not import the wasm, its loader or anything in dist/", () => {
+  const graph = graphOf(redisEntry);
+  assert.ok(graph.size >= 8, `only ${graph.size} modules followed`);
+  for (const [url, { specs, dynamic }] of graph) {
+    const file = url.slice(root.href.length);
+    assert.notEqual(file, "js/wasm.js", "the Redis entry reaches js/wasm.js");
+    for (const spec of specs) assert.ok(!spec.includes("dist/"), `${file} imports ${spec}`);
+    for (const spec of dynamic) assert.equal(spec, "ioredis", `${file} imports ${spec} dynamically`);
+  }
+});
+
+test("js/wasm.js alone imports the wasm-bindgen glue; only the runtime entries name the wasm file", () => {
+  const modules = new Map();
+  for (const entry of [...memoryEntries, redisEntry]) for (const [url, m] of graphOf(entry)) modules.set(url, m);
+  const runtimeEntries = new Set(memoryEntries.map((e) => new URL(e, root).href));
+  for (const [url, { specs }] of modules) {
+    const file = url.slice(root.href.length);
+    for (const spec of specs.filter((s) => s.includes("dist/"))) {
+      if (spec.endsWith("/dist/tarry.js")) assert.equal(file, "js/wasm.js", `${file} imports ${spec}`);
+      // The wasm itself: as a file (workerd imports a compiled module) or inline (the others).
+      else
+        assert.ok(
+          runtimeEntries.has(url) && (spec.endsWith("/dist/tarry_bg.wasm") || spec.endsWith("/dist/tarry_inline.js")),
+          `${file} imports ${spec}`,
+        );
+    }
+    const { src } = importsOf(new URL(url));
+    if (/dist\/tarry_bg\.wasm/.test(src)) assert.ok(runtimeEntries.has(url), `${file} names dist/tarry_bg.wasm`);
+  }
+  assert.ok(modules.has(new URL("js/wasm.js", root).href));
+});
+
+test("the Redis entry loads and checks its arguments where nothing resolves into dist/", () => {
+  // A resolve hook that fails every import of dist/, as on a fresh clone that never built it.
+  const hook = `export async function resolve(spec, context, next) {
+    const r = await next(spec, context);
+    if (r.url.includes("/dist/")) throw new Error("imported " + r.url);
+    return r;
+  }`;
+  const register = `import { register } from "node:module"; register(${JSON.stringify(`data:text/javascript,${encodeURIComponent(hook)}`)});`;
+  const program = `
+    const { RedisDelayQueue, ClosedError } = await import("tarry-queue/redis");
+    const q = new RedisDelayQueue({ redis: "redis://127.0.0.1:1", name: "seams" });
+    const e = await q.offer(undefined, 5).catch((e) => e);
+    if (!(e instanceof TypeError) || !/^value is undefined/.test(e.message)) throw new Error("no TypeError: " + e);
+    if (typeof ClosedError !== "function") throw new Error("no ClosedError");
+    console.log("ok");`;
+  const r = spawnSync(
+    process.execPath,
+    ["--import", `data:text/javascript,${encodeURIComponent(register)}`, "--input-type=module", "-e", program],
+    { cwd: fileURLToPath(root), encoding: "utf8", timeout: 30_000 },
+  );
+  assert.equal(r.status, 0, r.stderr);
+  assert.equal(r.stdout.trim(), "ok");
+});

@@ -1,0 +1,61 @@
+// The lateness histogram of the engines outside the wasm (js/lateness.js, behind
+// tarry-queue/redis's stats) against the core's (src/lateness.rs, behind `stats` in memory):
+// the same samples give the same p50, p99 and max, so both engines' figures mean the same.
+
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import "tarry-queue"; // loads the wasm
+import { Lateness } from "../../js/lateness.js";
+import { Deadlines } from "../../js/wasm.js";
+
+/**
+ * The core's figures for these lateness samples, recorded by the binding's own takeDue, and
+ * js/lateness.js's for the same samples (as the binding computes them: now - deadline).
+ */
+function figures(samples) {
+  const d = new Deadlines(Number.POSITIVE_INFINITY);
+  const l = new Lateness();
+  let now = 0;
+  for (const ms of samples) {
+    now += 1e7; // the binding's clock only moves forward
+    const deadline = now - ms;
+    d.offer(deadline);
+    assert.ok(d.takeDue(now) >= 0);
+    l.record(now - deadline);
+  }
+  const f = d.figures();
+  d.free();
+  return { core: [f.latenessP50, f.latenessP99, f.latenessMax], js: [l.quantile(0.5), l.quantile(0.99), l.max] };
+}
+
+/** A seeded generator, so that a failure replays. */
+function random(seed) {
+  let s = seed >>> 0;
+  return () => {
+    s = (s * 1664525 + 1013904223) >>> 0;
+    return s / 2 ** 32;
+  };
+}
+
+test("js/lateness.js gives the core's p50, p99 and max for the same samples", () => {
+  const rnd = random(18);
+  const sets = {
+    none: [],
+    one: [3.2],
+    "sub-millisecond": Array.from({ length: 500 }, () => rnd()),
+    "a long tail": Array.from({ length: 5000 }, () => (rnd() < 0.98 ? rnd() * 4 : 50 + rnd() * 5000)),
+    "octave edges": [1, 2, 4, 8, 1024, 2 ** 20, 0.999, 1.999, 3.999],
+    zero: [0, 0, 0.5],
+  };
+  for (const [what, samples] of Object.entries(sets)) {
+    const { core, js } = figures(samples);
+    assert.deepEqual(js, core, what);
+  }
+});
+
+test("js/lateness.js counts a negative lateness as 0, as the core does", () => {
+  const l = new Lateness();
+  for (const ms of [-5, -0.1, Number.NaN]) l.record(ms);
+  // Each in the first bucket, whose middle is above the max (0): the max.
+  assert.deepEqual([l.count, l.quantile(0.5), l.quantile(0.99), l.max], [3, 0, 0, 0]);
+});

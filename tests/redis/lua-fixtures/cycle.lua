@@ -1,0 +1,2 @@
+--- @include "ping"
+return 1

@@ -1,0 +1,2 @@
+--- @include "inner"
+local function outer() return inner() .. '!' end

@@ -1,0 +1,3 @@
+--- @include "inner"
+return 1
+--- @include "outer"

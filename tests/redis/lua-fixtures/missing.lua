@@ -1,0 +1,3 @@
+-- A script whose include does not exist.
+--- @include "nowhere"
+return 1
