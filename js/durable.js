@@ -7,7 +7,8 @@
 // The rule is the same as for the host timer of DelayQueue: one alarm, set for the head's
 // deadline, re-armed when the head changes, deleted when the queue is empty. The alarm hands
 // the items that are due to deliver()'s handler in deadline order. Memory holds what storage
-// holds, so reads cost no storage call; a page of dead letters costs O(log n + limit).
+// holds, so reads cost no storage call; a page of pending items or dead letters costs
+// O(log n + limit), and get(id) O(1).
 //
 // Invariants (tests/js/durable-sweep.test.mjs fails every storage call of every operation and
 // checks them):
@@ -15,13 +16,15 @@
 //    in one `storage.transaction()` (items, dead letters, the seq counter and, when it moves,
 //    the alarm: all or nothing), and only then changes memory. A call that rejects has
 //    changed nothing, in memory or storage, and a retry cannot store an item twice.
-// 2. Items pending ⇒ the alarm is set, never later than the earliest deadline storage holds
+// 2. Items pending and the queue not paused ⇒ the alarm is set, never later than the earliest deadline storage holds
 //    (the item in flight included: storage holds it as pending until its outcome is stored).
 //    After each call that succeeds it is exactly that (rounded up to whole ms; an overdue
 //    head's at once), and none for an empty queue. When a call removes or postpones the head,
 //    the new head is known only once memory has changed, so the alarm follows in a second
 //    write; should that write fail, the call has still happened and the alarm stays early,
-//    which costs one wake (deliver() finds nothing due and sets it again).
+//    which costs one wake (deliver() finds nothing due and sets it again). Paused ⇒ no
+//    alarm (pause() deletes it with the paused flag, in one transaction; resume() sets it
+//    with the flag's removal), and deliver() hands nothing out.
 // 3. One change at a time: calls queue for their turn (`#exclusive`), so no call computes its
 //    writes from a state another is about to change; reads take their turn too, so they see
 //    every earlier call. deliver() calls run one after another; a handler runs outside the
@@ -52,57 +55,75 @@
 // it before it returns.
 //
 // Storage layout, under `prefix` (default "tarry:"):
-//   `item:<id>` → { value, deadline, seq, attempt }   pending (or in flight) items
+//   `item:<id>` → { value, deadline, seq, attempt, out? }   pending (or in flight) items
 //   `dead:<id>` → { value, deadline, seq, attempt, reason, diedAt }   dead letters
 //   `next`      → the next seq
+//   `paused`    → true while the queue is paused (absent otherwise)
 // Times are epoch ms; seq orders equal deadlines (FIFO) and, for dead letters, the order of
-// death; attempt counts the deliveries begun.
+// death; attempt counts the deliveries begun; `out` is true from a delivery's start until its
+// outcome is stored, so an item that has it when it is handed out again was in flight when
+// the object was reset (a `redelivered` event).
+//
+// Events (an EventTarget, events.js), dispatched once storage holds what they tell:
+// `delivered` { id, attempt, deadline, lateness }, `redelivered` { id, attempt } (before
+// `delivered`, for an item whose last delivery never finished), `acked` { id }, `nacked`
+// { id, attempt, delayMs, reason }, `dead` { id, reason }, `error` { error } (storage failed
+// under deliver()), `paused` and `resumed`. The same outcomes go to OpenTelemetry when an
+// application registered a MeterProvider (metrics.js). Nobody listening and no provider cost
+// one check per outcome.
 
 import { checkMs, describe, epochOf, isRevoked, options } from "./arguments.js";
 import { ClosedError } from "./errors.js";
-import { Slots } from "./slots.js";
-import { Deadlines } from "./wasm.js";
+import { EMIT, Emitter, HEARD } from "./events.js";
+import { Meters } from "./metrics.js";
+import { DeadlineOrder } from "./wasm.js";
 
 // ---- The seam to the wasm binding: every use of it is in this class. ----
 
 /**
- * The pending items in deadline order, FIFO among equal deadlines: the binding's `Deadlines`
- * as an index only. Nothing ever waits on it, so no timer is armed for it; deadlines go in as
- * epoch ms, which it only compares.
+ * The pending items in (deadline, seq) order: the binding's `DeadlineOrder` (src/order.rs),
+ * an index only. Nothing ever waits on it, so no timer is armed for it; deadlines go in as
+ * epoch ms, which it only compares. Pages after any item cost O(log n + limit).
  */
 class Order {
-  #deadlines = new Deadlines(Infinity);
+  #order = new DeadlineOrder();
   /** The record of each item in the order, by its slot. */
-  #records = new Slots();
+  #records = [];
 
-  /** Adds `record` behind every item due no later; keeps its handle on it for remove(). */
+  /** Adds `record` at its (deadline, seq) place; keeps its slot on it for remove(). */
   add(record) {
-    const handle = this.#deadlines.offer(record.deadline);
-    // Refused only when full or not finite; this index is unbounded and deadlines are checked.
-    if (handle < 0) throw new RangeError(`the order refused deadline ${record.deadline}`);
-    this.#records.put(handle, record);
-    record.handle = handle;
+    const slot = this.#order.insert(record.deadline, record.seq);
+    // Refused only for a key that is not finite, or present; deadlines and seqs are checked.
+    if (slot < 0) throw new RangeError(`the order refused (${record.deadline}, ${record.seq}): ${slot}`);
+    this.#records[slot] = record;
+    record.slot = slot;
   }
 
   remove(record) {
-    if (record.handle === undefined) return;
-    if (this.#deadlines.cancel(record.handle)) this.#records.forget(record.handle);
-    record.handle = undefined;
+    if (record.slot === undefined) return;
+    const slot = this.#order.remove(record.deadline, record.seq);
+    if (slot >= 0) this.#records[slot] = undefined;
+    record.slot = undefined;
   }
 
   /** The record with the earliest deadline, or undefined. */
   head() {
-    const slot = this.#deadlines.head();
-    return slot < 0 ? undefined : this.#records.get(slot);
+    const slot = this.#order.head();
+    return slot < 0 ? undefined : this.#records[slot];
+  }
+
+  /** Up to `limit` records after (deadline, seq) (-Infinity: from the first), in order. */
+  after(deadline, seq, limit) {
+    return Array.from(this.#order.after(deadline, seq, limit), (slot) => this.#records[slot]);
   }
 
   /** Every record, head first. */
   sorted() {
-    return Array.from(this.#deadlines.sortedSlots(), (slot) => this.#records.get(slot));
+    return Array.from(this.#order.sortedSlots(), (slot) => this.#records[slot]);
   }
 
   get size() {
-    return this.#deadlines.size;
+    return this.#order.size;
   }
 }
 
@@ -181,11 +202,11 @@ const KEYS_PER_CALL = 128;
 /** Deliveries whose lateness stats() keeps. */
 const LATENESS_SAMPLES = 8192;
 
-/** @typedef {{ id: string, state: string, value: any, deadline: number, seq: number, attempt: number, handle?: number, reason?: string, diedAt?: number }} DurableRecord */
+/** @typedef {{ id: string, state: string, value: any, deadline: number, seq: number, attempt: number, slot?: number, out?: boolean, reason?: string, diedAt?: number }} DurableRecord */
 /**
  * What one storage transaction changes (#commit).
  * @typedef {{ removes?: DurableRecord[], adds?: DurableRecord[], updates?: { record: DurableRecord, fields: object }[],
- *   deadRemoves?: DurableRecord[], deadAdds?: DurableRecord[], next?: number }} Change
+ *   deadRemoves?: DurableRecord[], deadAdds?: DurableRecord[], next?: number, tell?: [string, object][] }} Change
  */
 
 /** What `#alarm` holds when this queue cannot know what storage holds. */
@@ -204,12 +225,16 @@ const UNKNOWN = undefined;
  *   }
  * }
  */
-export class DurableDelayQueue {
+export class DurableDelayQueue extends Emitter {
   #storage;
   #prefix;
   #maxAttempts;
+  #name;
+  #paused = false;
+  /** @type {Meters} */
+  #meters;
   #order = new Order();
-  /** id → { id, value, deadline, seq, attempt, handle } of each pending or in-flight item. @type {Map<string, DurableRecord>} */
+  /** id → { id, value, deadline, seq, attempt, slot } of each pending or in-flight item. @type {Map<string, DurableRecord>} */
   #items = new Map();
   /** The item whose handler runs (in #items, not in #order), or null. @type {DurableRecord | null} */
   #inFlight = null;
@@ -227,11 +252,23 @@ export class DurableDelayQueue {
   #lateness = new Float64Array(LATENESS_SAMPLES);
 
   /** Use `await DurableDelayQueue.open(storage)`. */
-  constructor(storage, prefix, maxAttempts, token) {
+  constructor(storage, prefix, maxAttempts, name, token) {
+    super();
     if (token !== OPEN) throw new TypeError("use `await DurableDelayQueue.open(storage)`");
     this.#storage = storage;
     this.#prefix = prefix;
     this.#maxAttempts = maxAttempts;
+    this.#name = name;
+    this.#meters = new Meters("durable", name, async () => ({
+      pending: this.#order.size,
+      inFlight: this.#inFlight === null ? 0 : 1,
+      dead: this.#dead.size,
+    }));
+  }
+
+  /** The queue's name, as `open()` was given it: what metrics and the dashboard call it. */
+  get name() {
+    return this.#name;
   }
 
   /**
@@ -239,9 +276,10 @@ export class DurableDelayQueue {
    * for its head. Call it in `blockConcurrencyWhile` in the object's constructor. The queue
    * owns the object's alarm: one queue per object.
    * @param {DurableObjectStorage} storage
-   * @param {{prefix?: string, maxAttempts?: number}} [opts] keys used: `${prefix}item:<id>`,
-   *   `${prefix}dead:<id>` and `${prefix}next`; deliveries before an item goes to the dead
-   *   letters (default 5).
+   * @param {{prefix?: string, maxAttempts?: number, name?: string}} [opts] keys used: `${prefix}item:<id>`,
+   *   `${prefix}dead:<id>`, `${prefix}next` and `${prefix}paused`; deliveries before an item
+   *   goes to the dead letters (default 5); the name metrics and the dashboard show (default
+   *   "durable").
    */
   static async open(storage, opts) {
     // What it calls (writes go through transaction(): txn.put, txn.delete, txn.*Alarm).
@@ -254,18 +292,23 @@ export class DurableDelayQueue {
     ) {
       throw new TypeError(`storage must be a Durable Object's storage (ctx.storage), got ${describe(storage)}`);
     }
-    const { prefix = "tarry:", maxAttempts = MAX_ATTEMPTS } = optionsOf(
-      opts,
-      "options",
-      ["prefix", "maxAttempts"],
-      "DurableDelayQueue.open()",
-    );
+    const {
+      prefix = "tarry:",
+      maxAttempts = MAX_ATTEMPTS,
+      name = "durable",
+    } = optionsOf(opts, "options", ["prefix", "maxAttempts", "name"], "DurableDelayQueue.open()");
     if (typeof prefix !== "string") throw new TypeError(`options.prefix must be a string, got ${describe(prefix)}`);
+    if (typeof name !== "string" || name === "" || name.length > MAX_ID_LENGTH) {
+      throw new TypeError(
+        `options.name must be a non-empty string of at most ${MAX_ID_LENGTH} characters, got ${describe(name)}`,
+      );
+    }
     if (!Number.isSafeInteger(maxAttempts) || maxAttempts < 1) {
       throw new RangeError(`options.maxAttempts must be a whole number >= 1, got ${describe(maxAttempts)}`);
     }
-    const queue = new DurableDelayQueue(storage, prefix, maxAttempts, OPEN);
+    const queue = new DurableDelayQueue(storage, prefix, maxAttempts, name, OPEN);
     await queue.#load();
+    queue.#meters.on; // observe the gauges from now on, if a MeterProvider is registered
     return queue;
   }
 
@@ -346,10 +389,10 @@ export class DurableDelayQueue {
       } else {
         item = { id: o.id, state: "pending", value: o.value, deadline: o.deadline, seq: next++, attempt: 0 };
       }
-      item.handle = undefined;
+      item.slot = undefined;
       after.set(o.id, item);
     }
-    /** @type {Required<Omit<Change, "deadAdds">>} */
+    /** @type {Required<Omit<Change, "deadAdds" | "tell">>} */
     const change = { removes: [], adds: [], updates: [], deadRemoves: [], next };
     for (const [id, item] of after) {
       const live = this.#items.get(id);
@@ -388,7 +431,7 @@ export class DurableDelayQueue {
     return this.#exclusive(async () => {
       const old = this.#pending(id);
       if (old === undefined) return false;
-      const moved = { ...old, deadline, seq: this.#next, handle: undefined };
+      const moved = { ...old, deadline, seq: this.#next, slot: undefined };
       await this.#commit({ removes: [old], adds: [moved], next: this.#next + 1 });
       return true;
     });
@@ -424,6 +467,7 @@ export class DurableDelayQueue {
         pending: this.#order.size,
         inFlight: this.#inFlight === null ? 0 : 1,
         dead: this.#dead.size,
+        paused: this.#paused,
         headDelay: head === undefined ? undefined : head.deadline - Date.now(),
         ...this.#counters,
         latenessP50: at(0.5),
@@ -501,10 +545,11 @@ export class DurableDelayQueue {
     } catch (e) {
       failed = true;
       failure = e;
+      if (this[HEARD]("error")) this[EMIT]("error", { error: e });
     }
     try {
       await this.#exclusive(() => {
-        if (delivered === 0 && this.#order.size > 0) this.#counters.earlyWakes++;
+        if (delivered === 0 && this.#order.size > 0 && !this.#paused) this.#counters.earlyWakes++;
         return this.#arm();
       });
     } catch (e) {
@@ -523,16 +568,19 @@ export class DurableDelayQueue {
     // Unless an offer replaced it while its handler ran: then its outcome changes nothing.
     if (this.#inFlight !== record) return this.#handOut(now, null);
     try {
+      /** @type {Change} */
       let outcome;
+      const { id, attempt } = record;
       if (error === null) {
-        outcome = { removes: [record] };
-      } else if (record.attempt >= this.#maxAttempts) {
+        outcome = { removes: [record], tell: [["acked", { id }]] };
+      } else if (attempt >= this.#maxAttempts) {
         outcome = this.#burial(record, reasonOf(error));
       } else {
-        const delay = retryDelayOf(retryDelayMs, record.attempt, error);
+        const delay = retryDelayOf(retryDelayMs, attempt, error);
         const deadline = Math.min(Math.max(Date.now() + delay, EARLIEST_DEADLINE), LATEST_DEADLINE);
-        const back = { ...record, state: "pending", deadline, seq: this.#next, handle: undefined };
-        outcome = { removes: [record], adds: [back], next: this.#next + 1 };
+        const back = { ...record, state: "pending", deadline, seq: this.#next, slot: undefined, out: false };
+        const nacked = { id, attempt, delayMs: deadline - Date.now(), reason: reasonOf(error) };
+        outcome = { removes: [record], adds: [back], next: this.#next + 1, tell: [["nacked", nacked]] };
       }
       return await this.#handOut(now, outcome);
     } finally {
@@ -557,7 +605,7 @@ export class DurableDelayQueue {
       const back = outcome?.adds?.[0];
       let head = this.#order.head();
       if (back !== undefined && (head === undefined || back.deadline < head.deadline)) head = back;
-      if (head === undefined || head.deadline > now) {
+      if (this.#paused || head === undefined || head.deadline > now) {
         if (outcome !== null) await this.#commit(outcome, { alarm: false });
         return undefined;
       }
@@ -572,19 +620,26 @@ export class DurableDelayQueue {
         continue;
       }
       const change = outcome ?? {};
+      // Its last delivery began and stored no outcome: the object was reset while it ran.
+      const unfinished = head !== back && head.out === true;
       if (head === back) {
         back.attempt++; // a new record, stored as it goes out
+        back.out = true;
       } else {
-        change.updates = [{ record: head, fields: { attempt: head.attempt + 1 } }];
+        change.updates = [{ record: head, fields: { attempt: head.attempt + 1, out: true } }];
       }
       await this.#commit(change, { alarm: false });
       this.#order.remove(head);
       head.state = "inFlight";
       this.#inFlight = head;
       const c = this.#counters;
-      this.#lateness[c.delivered % LATENESS_SAMPLES] = Date.now() - head.deadline;
+      const lateness = Math.max(0, Date.now() - head.deadline);
+      this.#lateness[c.delivered % LATENESS_SAMPLES] = lateness;
       c.delivered++;
       if (head.attempt > 1) c.redelivered++;
+      const { id, attempt, deadline } = head;
+      if (unfinished) this.#tell("redelivered", { id, attempt });
+      this.#tell("delivered", { id, attempt, deadline, lateness });
       return head;
     }
   }
@@ -593,19 +648,111 @@ export class DurableDelayQueue {
   #burial(record, reason) {
     const { id, value, deadline, attempt } = record;
     const dead = { id, state: "dead", value, deadline, attempt, seq: this.#next, reason, diedAt: Date.now() };
-    return { removes: [record], deadAdds: [dead], next: this.#next + 1 };
+    /** @type {Change} */
+    const change = { removes: [record], deadAdds: [dead], next: this.#next + 1, tell: [["dead", { id, reason }]] };
+    return change;
   }
 
-  /** Puts `record` back in the order at its (deadline, seq) place, ahead of later seqs at its deadline. */
+  /** Puts `record` back in the order at its (deadline, seq) place. */
   #restore(record) {
-    const behind = [];
-    for (const r of this.#items.values()) {
-      if (r.handle !== undefined && r.deadline === record.deadline && r.seq > record.seq) behind.push(r);
-    }
-    behind.sort(bySeq);
-    for (const r of behind) this.#order.remove(r);
     this.#order.add(record);
-    for (const r of behind) this.#order.add(r);
+  }
+
+  /** Dispatches an event and records it in the metrics, when anyone listens or a MeterProvider is registered. */
+  #tell(type, detail) {
+    if (this[HEARD](type)) this[EMIT](type, detail);
+    const meters = this.#meters;
+    if (meters.on) meters.record(type, detail);
+  }
+
+  // ---- inspection --------------------------------------------------------------------------
+
+  /**
+   * What the queue holds under `id`: `{ id, state, value, deadline, attempt }`, with `reason`
+   * and `diedAt` for a dead letter; undefined when it holds nothing under it. `state` is
+   * "pending", "inFlight" (its handler runs) or "dead". The value is a copy.
+   */
+  async get(id) {
+    checkId(id, "id");
+    this.#open();
+    return this.#exclusive(() => {
+      const record = this.#items.get(id) ?? this.#dead.get(id);
+      return record === undefined ? undefined : infoOf(record, record === this.#inFlight ? "inFlight" : record.state);
+    });
+  }
+
+  /**
+   * A page of pending items in deadline order (FIFO among equal deadlines): `{ items, next }`,
+   * each item as get() gives it; pass `next` back as `after` for the next page (undefined:
+   * none). `limit` 1 to 1000, default 100. O(log n + limit), whatever the page.
+   */
+  async pending(opts) {
+    const { limit = PAGE, after } = optionsOf(opts, "options", ["limit", "after"], "pending()");
+    checkLimit(limit, "options.limit");
+    const from = after === undefined ? null : keyOfCursor(after, "options.after");
+    this.#open();
+    return this.#exclusive(() => {
+      const records = this.#order.after(from?.deadline ?? -Infinity, from?.seq ?? 0, limit + 1);
+      const more = records.length > limit;
+      if (more) records.length = limit;
+      const last = records[records.length - 1];
+      return { items: records.map((r) => infoOf(r, "pending")), next: more ? pendingCursor(last) : undefined };
+    });
+  }
+
+  /**
+   * The items handed out whose outcome is not stored yet, as a page `{ items, next }` (a
+   * Durable Object delivers one at a time, so at most one). Options as pending().
+   */
+  async inFlight(opts) {
+    const { limit = PAGE, after } = optionsOf(opts, "options", ["limit", "after"], "inFlight()");
+    checkLimit(limit, "options.limit");
+    if (after !== undefined) keyOfCursor(after, "options.after");
+    this.#open();
+    return this.#exclusive(() => {
+      const r = this.#inFlight;
+      // One page holds it all: a cursor (from a page that had more) finds nothing after.
+      return { items: r !== null && after === undefined ? [infoOf(r, "inFlight")] : [], next: undefined };
+    });
+  }
+
+  /**
+   * Stops deliveries until resume(): deliver() hands nothing out and the alarm is deleted;
+   * offers still land. Stored, so it holds across restarts. Resolves true if it was running.
+   */
+  async pause() {
+    this.#open();
+    return this.#exclusive(async () => {
+      if (this.#paused) return false;
+      await this.#storage.transaction(async (txn) => {
+        await txn.put(`${this.#prefix}paused`, true);
+        await txn.deleteAlarm();
+      });
+      this.#paused = true;
+      this.#alarm = null;
+      this.#tell("paused", {});
+      return true;
+    });
+  }
+
+  /** Lets deliveries run again and sets the alarm for the head. Resolves true if it was paused. */
+  async resume() {
+    this.#open();
+    return this.#exclusive(async () => {
+      if (!this.#paused) return false;
+      let at = this.#order.head()?.deadline ?? Infinity;
+      if (this.#inFlight !== null) at = Math.min(at, this.#inFlight.deadline);
+      const alarm = at === Infinity ? null : alarmAt(at);
+      await this.#storage.transaction(async (txn) => {
+        await txn.delete(`${this.#prefix}paused`);
+        if (alarm === null) await txn.deleteAlarm();
+        else await txn.setAlarm(alarm);
+      });
+      this.#paused = false;
+      this.#alarm = alarm;
+      this.#tell("resumed", {});
+      return true;
+    });
   }
 
   // ---- dead letters ------------------------------------------------------------------------
@@ -727,7 +874,7 @@ export class DurableDelayQueue {
    * @param {{ alarm?: boolean }} [opts]
    */
   async #commit(
-    { removes = [], adds = [], updates = [], deadRemoves = [], deadAdds = [], next },
+    { removes = [], adds = [], updates = [], deadRemoves = [], deadAdds = [], next, tell = [] },
     { alarm = true } = {},
   ) {
     const headAt = alarm ? this.#headAfter(removes, adds) : UNKNOWN;
@@ -768,6 +915,7 @@ export class DurableDelayQueue {
     for (const d of deadRemoves) this.#dead.remove(d);
     for (const d of deadAdds) this.#dead.add(d);
     if (next !== undefined) this.#next = next;
+    for (const [type, detail] of tell) this.#tell(type, detail);
     if (alarm && headAt === UNKNOWN) {
       try {
         await this.#arm();
@@ -784,9 +932,10 @@ export class DurableDelayQueue {
    * nothing offered is as early, since the order knows only its head.
    */
   #headAfter(removes, adds) {
+    if (this.#paused) return null;
     let first = Infinity;
     for (const a of adds) first = Math.min(first, a.deadline);
-    const leaving = removes.filter((r) => r.handle !== undefined);
+    const leaving = removes.filter((r) => r.slot !== undefined);
     const head = this.#order.head();
     let at;
     if (head === undefined || !leaving.includes(head)) at = Math.min(head?.deadline ?? Infinity, first);
@@ -801,6 +950,7 @@ export class DurableDelayQueue {
   async #arm() {
     let at = this.#order.head()?.deadline ?? Infinity;
     if (this.#inFlight !== null) at = Math.min(at, this.#inFlight.deadline);
+    if (this.#paused) at = Infinity;
     const alarm = at === Infinity ? null : alarmAt(at);
     if (alarm === this.#alarm) return;
     this.#alarm = UNKNOWN; // until the write has succeeded
@@ -813,12 +963,14 @@ export class DurableDelayQueue {
     const storage = this.#storage;
     const prefixes = { item: `${this.#prefix}item:`, dead: `${this.#prefix}dead:` };
     const nextKey = `${this.#prefix}next`;
-    const [items, dead, next, alarm] = await Promise.all([
+    const [items, dead, next, paused, alarm] = await Promise.all([
       storage.list({ prefix: prefixes.item }),
       storage.list({ prefix: prefixes.dead }),
       storage.get(nextKey),
+      storage.get(`${this.#prefix}paused`),
       storage.getAlarm(),
     ]);
+    this.#paused = paused === true;
     /** @type {(key: string, what: string) => never} */
     const refuse = (key, what) => {
       throw new TypeError(`DurableDelayQueue.open(): storage key ${JSON.stringify(key)} does not hold ${what}`);
@@ -862,8 +1014,9 @@ function noop() {}
 
 const bySeq = (a, b) => a.seq - b.seq;
 
-function storedItem({ value, deadline, seq, attempt }) {
-  return { value, deadline, seq, attempt };
+/** @param {{ value: any, deadline: number, seq: number, attempt: number, out?: boolean }} r */
+function storedItem({ value, deadline, seq, attempt, out }) {
+  return out === true ? { value, deadline, seq, attempt, out } : { value, deadline, seq, attempt };
 }
 
 /** @param {DurableRecord} record a dead letter (reason and diedAt set) */
@@ -877,7 +1030,16 @@ function recordOf(id, r) {
   const attempt = r.attempt ?? 0; // stored before attempts were counted
   if (!Number.isFinite(r.deadline) || !Number.isSafeInteger(r.seq) || r.seq < 0) return null;
   if (!Number.isSafeInteger(attempt) || attempt < 0) return null;
-  return { id, state: "pending", value: r.value, deadline: r.deadline, seq: r.seq, attempt, handle: undefined };
+  return {
+    id,
+    state: "pending",
+    value: r.value,
+    deadline: r.deadline,
+    seq: r.seq,
+    attempt,
+    slot: undefined,
+    out: r.out === true,
+  };
 }
 
 /** The alarm time for a deadline: whole ms, rounded up so it never fires early, and at least 1 (workerd refuses <= 0; any past time fires at once). */
@@ -1013,6 +1175,29 @@ function checkLimit(limit, name) {
   if (!Number.isInteger(limit) || limit < 1 || limit > MAX_PAGE) {
     throw new RangeError(`${name} must be a whole number from 1 to ${MAX_PAGE}, got ${limit}`);
   }
+}
+
+/** What get() and the pages show of a record. */
+function infoOf(r, state) {
+  const info = { id: r.id, state, value: structuredClone(r.value), deadline: r.deadline, attempt: r.attempt };
+  if (state === "dead") Object.assign(info, { reason: r.reason, diedAt: r.diedAt });
+  return info;
+}
+
+/** A pending page's cursor: opaque to callers; here, the last item's seq and deadline. */
+function pendingCursor(r) {
+  return `p${r.seq.toString(36)}_${r.deadline}`;
+}
+
+function keyOfCursor(cursor, name) {
+  if (typeof cursor !== "string") throw new TypeError(`${name} must be a cursor (a string), got ${describe(cursor)}`);
+  const m = /^p([0-9a-z]{1,11})_(-?[0-9][0-9.e+-]*)$/.exec(cursor);
+  const seq = m === null ? Number.NaN : Number.parseInt(m[1], 36);
+  const deadline = m === null ? Number.NaN : Number(m[2]);
+  if (!Number.isSafeInteger(seq) || !Number.isFinite(deadline)) {
+    throw new RangeError(`${name} must be a cursor that pending() returned as next, got ${describe(cursor)}`);
+  }
+  return { seq, deadline };
 }
 
 /** A page cursor: opaque to callers; here, the seq of the last item on the page. */

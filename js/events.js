@@ -13,11 +13,6 @@
 /** Where a listener's capture registration sits in its pair (its bubble one at 0). */
 const CAPTURE = 1;
 
-/**
- * The method a subclass may define to hear when the first listener of a type arrives
- * (`on` true) or the last leaves (false): `[LISTENING](type, on)`.
- */
-export const LISTENING = Symbol("tarry.listening");
 /** `[HEARD](type)`: whether anyone listens for `type` (cheap: ask before building an event). */
 export const HEARD = Symbol("tarry.heard");
 /** `[EMIT](type, detail)`: dispatches a CustomEvent now, if anyone listens. */
@@ -26,10 +21,18 @@ export const EMIT = Symbol("tarry.emit");
 export const POST = Symbol("tarry.post");
 
 export class Emitter extends EventTarget {
+  /** Told when the first listener of a type arrives (`on` true) or the last leaves (false). */
+  #onListening;
   /** type → listener → [bubble registration, capture registration] (the function given to the runtime, or undefined). */
   #registry = new Map();
   /** type → the number of listeners registered. */
   #counts = new Map();
+
+  /** @param {(type: string, on: boolean) => void} [onListening] */
+  constructor(onListening) {
+    super();
+    this.#onListening = onListening;
+  }
 
   addEventListener(type, listener, options) {
     if (listener === null || listener === undefined) return super.addEventListener(type, listener, options);
@@ -44,6 +47,7 @@ export class Emitter extends EventTarget {
     let target = listener;
     if (o.once) {
       const forget = () => this.#forget(name, listener, capture);
+      /** @this {unknown} @param {Event} event */
       target = function (event) {
         forget();
         return typeof listener === "function" ? listener.call(this, event) : listener.handleEvent(event);
@@ -59,7 +63,7 @@ export class Emitter extends EventTarget {
     byListener.set(listener, registrations);
     const n = this.#counts.get(name) ?? 0;
     this.#counts.set(name, n + 1);
-    if (n === 0) this[LISTENING]?.(name, true);
+    if (n === 0) this.#onListening?.(name, true);
     signal?.addEventListener("abort", () => this.#forget(name, listener, capture), { once: true });
     return undefined;
   }
@@ -106,20 +110,21 @@ export class Emitter extends EventTarget {
    * is done with it, and may call it.
    */
   [POST](type, detail) {
-    if (this.#posted === null) {
-      this.#posted = [];
+    let posted = this.#posted;
+    if (posted === null) {
+      posted = this.#posted = [];
       queueMicrotask(() => this.#flush());
     }
-    this.#posted.push(type, detail);
+    posted.push(type, detail);
   }
 
-  /** Events posted and not yet dispatched: type, detail, type, detail... */
+  /** Events posted and not yet dispatched: type, detail, type, detail... @type {unknown[] | null} */
   #posted = null;
 
   #flush() {
-    const posted = this.#posted;
+    const posted = /** @type {unknown[]} */ (this.#posted);
     this.#posted = null;
-    for (let i = 0; i < posted.length; i += 2) this[EMIT](posted[i], posted[i + 1]);
+    for (let i = 0; i < posted.length; i += 2) this[EMIT](String(posted[i]), posted[i + 1]);
   }
 
   #forget(name, listener, capture) {
@@ -136,7 +141,7 @@ export class Emitter extends EventTarget {
       return;
     }
     this.#counts.delete(name);
-    this[LISTENING]?.(name, false);
+    this.#onListening?.(name, false);
   }
 }
 

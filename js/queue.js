@@ -26,7 +26,7 @@
 // While an `expired` listener is attached the timer also wakes for the earliest deadline not
 // yet seen expired, and each such wake-up walks the items due: O(d log d) for d due items.
 
-import { Emitter, HEARD, LISTENING, POST } from "./events.js";
+import { Emitter, HEARD, POST } from "./events.js";
 import { Slots } from "./slots.js";
 import { Timeline } from "./timeline.js";
 import { Deadlines } from "./wasm.js";
@@ -115,7 +115,7 @@ export class DelayQueue extends Emitter {
    * @param {{capacity?: number, keepAlive?: boolean, clock?: () => number}} [opts]
    */
   constructor(opts) {
-    super();
+    super((type, on) => this.#listening(type, on));
     const o = options(opts, "options", QUEUE_OPTIONS, "DelayQueue");
     const { capacity = Infinity, keepAlive = true, clock } = o;
     checkCapacity(capacity, Deadlines.maxItems());
@@ -644,7 +644,7 @@ export class DelayQueue extends Emitter {
     const values = tl.values;
     if (tl.watching && !values.marked(slot)) this[POST]("expired", { id: values.idOf(slot), value: values.get(slot) });
     if (this[HEARD]("delivered")) {
-      const lateness = Math.max(0, now - tl.deadlines.lastDeadline);
+      const lateness = Math.max(0, now - /** @type {Deadlines} */ (tl.deadlines).lastDeadline);
       this[POST]("delivered", { id: values.idOf(slot), value: values.get(slot), lateness });
     }
     return values.take(slot);
@@ -653,7 +653,7 @@ export class DelayQueue extends Emitter {
   /** Posts `expired` for each item due by `now` not seen expired yet, and notes when to look again. */
   #seeExpired(now) {
     const tl = this.#tl;
-    const d = tl.deadlines;
+    const d = /** @type {Deadlines} */ (tl.deadlines);
     const values = tl.values;
     const slots = d.expiredSlots(now);
     for (let i = 0; i < slots.length; i++) {
@@ -675,7 +675,7 @@ export class DelayQueue extends Emitter {
   }
 
   /** The first `expired` listener makes the timer wake for deadlines; the last one leaving stops it. */
-  [LISTENING](type, on) {
+  #listening(type, on) {
     if (type !== "expired") return;
     const tl = this.#tl;
     tl.watching = on;

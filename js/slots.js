@@ -34,7 +34,7 @@ export class Slots {
    * @type {Map<string, number> | null}
    */
   #handles = null;
-  /** marks[slot] is true once the live item in that slot was seen expired; null until the first mark. */
+  /** marks[slot] is true once the live item in that slot was seen expired; null until the first mark. @type {(true | undefined)[] | null} */
   #marks = null;
 
   constructor() {

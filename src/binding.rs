@@ -367,15 +367,15 @@ impl DeadlineOrder {
 
     /// The slots of up to `limit` items after `(deadline, seq)` in order (the key need not be
     /// present; a deadline of -Infinity: from the first). O(log n + limit).
-    pub fn after(&self, deadline: f64, seq_raw: f64, limit: u32) -> Vec<u32> {
+    pub fn after(&self, deadline: f64, seq_raw: f64, limit: u32) -> Vec<i32> {
         let key = seq(seq_raw).map_or((f64::NAN, 0), |s| (deadline, s));
-        self.order.after(Some(key), limit as usize)
+        self.order.after(Some(key), limit as usize).into_iter().map(|slot| slot as i32).collect()
     }
 
     /// Every item's slot, in order.
     #[wasm_bindgen(js_name = sortedSlots)]
-    pub fn sorted_slots(&self) -> Vec<u32> {
-        self.order.slots()
+    pub fn sorted_slots(&self) -> Vec<i32> {
+        self.order.slots().into_iter().map(|slot| slot as i32).collect()
     }
 
     #[wasm_bindgen(getter)]

@@ -1,5 +1,5 @@
 // The engine contract (cases.mjs) against RedisDelayQueue, as users import it, on a private
-// redis-server (scripts/redis-server.mjs: a free loopback port, stopped after). Consumption is
+// redis-server (tests/redis/redis-server.mjs: a free loopback port, stopped after). Consumption is
 // process(handler, { retryDelayMs }) with one slot, stopped once n deliveries have settled.
 //
 // Where RedisDelayQueue does not keep the contract yet, the case is listed below, with why:
@@ -10,7 +10,7 @@ import { after, before, test } from "node:test";
 import assert from "node:assert/strict";
 import { Redis } from "ioredis";
 import { RedisDelayQueue } from "tarry-queue/redis";
-import { startRedis } from "../../scripts/redis-server.mjs";
+import { startRedis } from "../redis/redis-server.mjs";
 import { register } from "./register.mjs";
 
 /** Cases RedisDelayQueue fails today: why, and the error that shows it. */
@@ -60,6 +60,12 @@ const leftOut = {
   "deleteDead: removes a dead letter, true if it was dead; false for what is not": "deleteDead",
   "purgeDead({ olderThan }): removes the dead letters at least that old, and says how many": "purgeDead",
   "bad arguments to deleteDead and purgeDead reject likewise, and change nothing": "deleteDead",
+  "get(id): state, value, deadline and attempt of an item pending, in flight or dead; undefined for none": "get",
+  "pending(): { items, next } pages in deadline order, FIFO among ties; a cursor outlives the item it names": "pending",
+  "inFlight(): a page of the items handed out whose outcome is not stored, with their attempt": "inFlight",
+  "pause(): a paused queue hands out nothing, offers still land; resume() delivers what came due": "pause",
+  "events: delivered, acked, nacked and dead, each once and in order, as CustomEvents on the queue": "addEventListener",
+  "bad arguments to get, pending and inFlight reject likewise, and change nothing": "get",
 };
 
 /** Values JSON cannot hold, and the path each TypeError must name. */
