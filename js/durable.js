@@ -830,6 +830,7 @@ export class DurableDelayQueue extends Emitter {
    */
   close() {
     this.#closing ??= this.#delivery.then(() => this.#turn).then(noop);
+    this.#meters.close();
     return this.#closing;
   }
 
