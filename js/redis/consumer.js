@@ -15,6 +15,14 @@
 // js/redis/clock.js, so its timer never fires before the server sees a deadline. A timer that
 // fires early (Node's can, by ~1 ms) hands nothing out and is armed again.
 //
+// Paused (the queue's pause(), by any process): the take script hands nothing out and says so,
+// and the channel carries "paused" and "resumed", so that no consumer arms its timer for a
+// head it may not take until it hears "resumed" (or a later take reply says so).
+//
+// Events: what this process does and sees goes to `tell` (the queue's events and metrics):
+// its deliveries, their acks, nacks and deaths, the expired leases its take script put back,
+// pause and resume as the channel says them.
+//
 // Costs: a take or a delivery O(1); arming the timer O(takes waiting with a timeout).
 
 import { ClosedError } from "../errors.js";
@@ -41,6 +49,10 @@ export class Consumer {
   /** @type {import("./options.js").QueueOptions} */
   #options;
   #channel;
+  /** @type {(type: string, detail: () => object) => void} */
+  #tell;
+  /** Whether the queue is paused, as the last take reply or channel message said. */
+  #paused = false;
   #timer = new Timer({ now: localNow }, true, () => this.#fire());
   /** Waiting takes, in call order. */
   #takers = new Takers();
@@ -71,25 +83,33 @@ export class Consumer {
    * @param {import("./connection.js").Connection} conn
    * @param {import("./options.js").QueueOptions} options
    * @param {string} channel the head channel
+   * @param {(type: string, detail: () => object) => void} tell an event of this process (its detail made only when heard)
    */
-  constructor(conn, options, channel) {
+  constructor(conn, options, channel, tell) {
     this.#conn = conn;
     this.#options = options;
     this.#channel = channel;
+    this.#tell = tell;
     this.#acks = conn.batcher(SCRIPTS.ack, ACK_BATCH, (deliveries) => conn.run(SCRIPTS.ack, { deliveries }));
   }
 
   /** What a RedisJob asks of its queue. @type {import("./job.js").JobOps} */
   #jobOps = {
-    ack: async (job, token) => (await this.#acks.add([[job.id, token]]))[0],
+    ack: async (job, token) => {
+      const held = (await this.#acks.add([[job.id, token]]))[0];
+      if (held) this.#tell("acked", () => ({ id: job.id }));
+      return held;
+    },
     nack: async (job, token, delayMs, reason) => {
       const at = localNow();
       if (!this.#conn.connected) await this.#conn.connect();
       const { clockTolerance: tolerance, maxAttempts } = this.#options;
       const stamp = this.#conn.clock.stamp(at);
       const params = { channel: this.#channel, stamp, tolerance, id: job.id, token, delayMs, maxAttempts, reason };
-      const { held, head } = await this.#conn.run(SCRIPTS.nack, params);
+      const { held, dead, head } = await this.#conn.run(SCRIPTS.nack, params);
       this.sawHead(head);
+      if (dead) this.#tell("dead", () => ({ id: job.id, reason }));
+      else if (held) this.#tell("nacked", () => ({ id: job.id, attempt: job.attempt, delayMs, reason }));
       return held;
     },
     extend: async (job, token, ms) => {
@@ -214,7 +234,7 @@ export class Consumer {
       return;
     }
     if (this.#lastCheck === Number.NEGATIVE_INFINITY) return; // the first wake is on its way
-    if (this.#head <= this.#conn.clock.serverNow()) this.#wake();
+    if (!this.#paused && this.#head <= this.#conn.clock.serverNow()) this.#wake();
     else this.#arm();
   }
 
@@ -228,9 +248,13 @@ export class Consumer {
     this.#wake();
   }
 
-  /** @param {string} message a new head's deadline */
+  /** @param {string} message a new head's deadline, or "paused" or "resumed" */
   #message(message) {
     this.#counters.messages++;
+    if (message === "paused" || message === "resumed") {
+      this.#pausedNow(message === "paused");
+      return;
+    }
     const head = Number(message);
     if (!(head < this.#head)) return;
     this.#head = head;
@@ -249,7 +273,7 @@ export class Consumer {
       // What needs Redis waits out a back-off after a failure; a running wake re-arms when done.
       const clock = this.#conn.clock;
       let redis = Math.min(this.#lastCheck + this.#options.safetyInterval, clock.localAt(this.#leaseHead));
-      if (this.#takers.size > 0) redis = Math.min(redis, clock.localAt(this.#head));
+      if (this.#takers.size > 0 && !this.#paused) redis = Math.min(redis, clock.localAt(this.#head));
       at = Math.min(at, Math.max(redis, this.#retryAt));
     }
     this.#timer.set(at);
@@ -274,7 +298,7 @@ export class Consumer {
     }
     if (!this.#waking && !this.#closing && now >= this.#retryAt) {
       const server = this.#conn.clock.serverNow(now);
-      const due = this.#takers.size > 0 && this.#head <= server;
+      const due = this.#takers.size > 0 && !this.#paused && this.#head <= server;
       if (due || this.#leaseHead <= server || now >= this.#lastCheck + this.#options.safetyInterval) {
         this.#wake();
         return;
@@ -307,14 +331,19 @@ export class Consumer {
         const { visibilityTimeout: visibility, maxAttempts } = this.#options;
         const count = Math.min(this.#takers.size, TAKE_BATCH);
         const params = { channel: this.#channel, count, visibility, maxAttempts, reclaim: RECLAIM_BATCH };
-        const { now, head, leaseHead, items } = await this.#conn.run(SCRIPTS.take, params);
+        const { now, head, leaseHead, paused, reclaimed, items } = await this.#conn.run(SCRIPTS.take, params);
         this.#failures = 0;
         this.#retryAt = 0;
         this.#lastCheck = localNow();
         this.#head = head;
         this.#leaseHead = leaseHead;
+        if (paused !== this.#paused) this.#pausedNow(paused);
+        for (const { id, attempt, dead, reason } of reclaimed) {
+          if (dead) this.#tell("dead", () => ({ id, reason }));
+          else this.#tell("redelivered", () => ({ id, attempt }));
+        }
         for (const item of items) await this.#deliver(item, now);
-        if (this.#takers.size > 0 && this.#head <= now) this.#again = true;
+        if (this.#takers.size > 0 && !this.#paused && this.#head <= now) this.#again = true;
       } while (this.#again && !this.#closing);
     } catch (e) {
       if (!this.#closing) {
@@ -369,7 +398,21 @@ export class Consumer {
     this.#lateness.record(now - job.deadline);
     this.#counters.delivered++;
     if (attempt > 1) this.#counters.redelivered++;
+    this.#tell("delivered", () => ({ id, attempt, deadline, lateness: Math.max(0, now - deadline) }));
     this.#settle(taker, () => taker.resolve(job));
+  }
+
+  /**
+   * The queue was paused or resumed (a channel message, or a take reply that says so): tell,
+   * and on resume look at the queue at once.
+   * @param {boolean} paused
+   */
+  #pausedNow(paused) {
+    if (paused === this.#paused) return;
+    this.#paused = paused;
+    this.#tell(paused ? "paused" : "resumed", () => ({}));
+    if (!paused && this.#takers.size > 0) this.#wake();
+    else this.#arm();
   }
 
   #extend() {

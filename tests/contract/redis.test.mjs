@@ -60,12 +60,6 @@ const leftOut = {
   "deleteDead: removes a dead letter, true if it was dead; false for what is not": "deleteDead",
   "purgeDead({ olderThan }): removes the dead letters at least that old, and says how many": "purgeDead",
   "bad arguments to deleteDead and purgeDead reject likewise, and change nothing": "deleteDead",
-  "get(id): state, value, deadline and attempt of an item pending, in flight or dead; undefined for none": "get",
-  "pending(): { items, next } pages in deadline order, FIFO among ties; a cursor outlives the item it names": "pending",
-  "inFlight(): a page of the items handed out whose outcome is not stored, with their attempt": "inFlight",
-  "pause(): a paused queue hands out nothing, offers still land; resume() delivers what came due": "pause",
-  "events: delivered, acked, nacked and dead, each once and in order, as CustomEvents on the queue": "addEventListener",
-  "bad arguments to get, pending and inFlight reject likewise, and change nothing": "get",
 };
 
 /** Values JSON cannot hold, and the path each TypeError must name. */
