@@ -18,7 +18,7 @@ for (const type of ["paused", "resumed"]) {
   queue.addEventListener(type, () => process.send({ type, at: Date.now() }));
 }
 const worker = queue.process(
-  async (value, job) => {
+  async (_value, job) => {
     process.send({ type: "delivered", id: job.id, attempt: job.attempt, at: Date.now() });
     if (cfg.mode === "hold") await new Promise(() => {});
   },
