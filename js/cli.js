@@ -28,7 +28,7 @@ const USAGE = `Usage:
   --values  dashboard: show the items' values (hidden by default: they may hold personal data)
 `;
 
-const OPTIONS = {
+const OPTIONS = /** @type {const} */ ({
   redis: { type: "string" },
   name: { type: "string", multiple: true },
   prefix: { type: "string" },
@@ -39,7 +39,7 @@ const OPTIONS = {
   token: { type: "string" },
   values: { type: "boolean" },
   help: { type: "boolean", short: "h" },
-};
+});
 
 class Usage extends Error {}
 
