@@ -93,7 +93,7 @@ async function main(argv) {
   const server = http.createServer(nodeListener(handler));
   await new Promise((resolve, reject) => {
     server.once("error", reject);
-    server.listen(port, host, resolve);
+    server.listen(port, host, () => resolve(undefined));
   });
   const address = /** @type {import("node:net").AddressInfo} */ (server.address());
   const shown = address.family === "IPv6" ? `[${address.address}]` : address.address;

@@ -80,13 +80,12 @@ export interface NodeRequestLike {
   url?: string;
   headers: Record<string, string | string[] | undefined>;
   socket?: { encrypted?: boolean };
-  on(event: "data", listener: (chunk: Uint8Array) => void): unknown;
-  on(event: "end" | "error", listener: () => void): unknown;
+  on(event: string, listener: (...args: any[]) => void): unknown;
 }
 
 /** The part of Node's ServerResponse that nodeListener writes. */
 export interface NodeResponseLike {
   writeHead(status: number, headers: Record<string, string>): unknown;
-  end(body?: Uint8Array | string): unknown;
+  end(body?: any): unknown;
   destroy(): unknown;
 }
