@@ -79,7 +79,7 @@ export interface NodeRequestLike {
   method?: string;
   url?: string;
   headers: Record<string, string | string[] | undefined>;
-  socket?: { encrypted?: boolean };
+  socket?: object & { encrypted?: boolean };
   on(event: string, listener: (...args: any[]) => void): unknown;
 }
 
