@@ -139,7 +139,9 @@ export function dashboard(queues, options = {}) {
       case "inflight":
       case "dead": {
         const method = { pending: "pending", inflight: "inFlight", dead: "deadLetters" }[what];
-        const pageOf = await call(queue, method, { limit, after });
+        const got = await call(queue, method, { limit, after });
+        // An engine whose deadLetters() resolves to an array (RedisDelayQueue before pages): one page.
+        const pageOf = Array.isArray(got) ? { items: got, next: undefined } : got;
         return json(200, { items: pageOf.items.map(shown), next: pageOf.next });
       }
       case "item": {

@@ -211,6 +211,8 @@ export declare class RedisDelayQueue<T extends Jsonable<T> = Json> {
   resume(): Promise<boolean>;
   /** A dead letter back into the queue, due now, attempts reset: true if it was dead. */
   retryDead(id: string): Promise<boolean>;
+  /** Removes a dead letter: true if it was dead. */
+  deleteDead(id: string): Promise<boolean>;
   /** Removes every item: pending, in flight and dead. */
   clear(): Promise<void>;
   /** Rejects waiting takes, lets process() handlers finish, closes the connections it opened. */

@@ -410,6 +410,17 @@ export class RedisDelayQueue extends Emitter {
   }
 
   /**
+   * Removes a dead letter. Resolves true if it was dead.
+   * @param {string} id
+   * @returns {Promise<boolean>}
+   */
+  async deleteDead(id) {
+    checkId(id, "id");
+    this.#open();
+    return this.#conn.run(SCRIPTS.deleteDead, { id });
+  }
+
+  /**
    * Removes every item of the queue, pending, in flight and dead (deliveries in flight then ack false).
    * @returns {Promise<void>}
    */

@@ -59,6 +59,13 @@ const PARTS = {
     head: "--[[ delayOf: the deadline of a pending item.\n  KEYS: the queue's keys (includes/keys.lua)\n  ARGV: id\n  Reply: now, then the deadline if the item is pending\n]]",
     rest: "\nlocal r = parse(redis.call('HGET', items, ARGV[1]))\nif r == nil or r.state ~= 'p' then return { fmt(clock()) } end\nreturn { fmt(clock()), r.deadline }\n",
   },
+  deleteDead: {
+    sha: "92ce44e5598470aac2c8c7ccbd226090cf01bd78",
+    timed: false,
+    parts: ["keys"],
+    head: "--[[ deleteDead: removes a dead letter.\n  KEYS: the queue's keys (includes/keys.lua)\n  ARGV: id\n  Reply: 1 if it was dead (it is gone now), else 0\n]]",
+    rest: "\nif redis.call('ZREM', dead, ARGV[1]) == 0 then return 0 end\nredis.call('HDEL', items, ARGV[1])\nredis.call('HDEL', reasons, ARGV[1])\nreturn 1\n",
+  },
   extend: {
     sha: "1c0f24e86bcc4c2a9f64171c3e5035069fcd353f",
     timed: true,

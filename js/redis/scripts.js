@@ -231,6 +231,13 @@ export const SCRIPTS = {
     ([found, head]) => ({ found: found === 1, head: timeOf(head) }),
   ),
 
+  deleteDead: script(
+    "deleteDead",
+    /** @param {{ id: string }} p */
+    ({ id }) => [id],
+    (found) => found === 1,
+  ),
+
   clear: script("clear", none, () => undefined),
 };
 
