@@ -148,7 +148,8 @@ export function dashboard(queues, options = {}) {
         const id = params.get("id");
         if (id === null || id === "") throw new BadRequest("item needs ?id=");
         const item = await call(queue, "get", id);
-        return item === undefined ? json(404, { error: "no item has this id" }) : json(200, { item: shown(item) });
+        // Not found is an answer, not an error: { item: null }.
+        return json(200, { item: item === undefined ? null : shown(item) });
       }
       default:
         return json(404, { error: "not found" });
@@ -332,16 +333,20 @@ async function call(queue, method, ...args) {
   }
 }
 
-/** One history sample of a queue's stats. */
+/**
+ * One history sample of a queue's stats: its counts, and the delivery figures of every process
+ * where the engine keeps them (RedisDelayQueue's `all`), else the queue's own.
+ */
 function sampleOf(s, t) {
+  const f = s.all ?? s;
   return {
     t,
     pending: s.pending,
     inFlight: s.inFlight,
     dead: s.dead,
-    delivered: s.delivered,
-    p50: s.latenessP50,
-    p99: s.latenessP99,
+    delivered: f.delivered,
+    p50: f.latenessP50,
+    p99: f.latenessP99,
   };
 }
 

@@ -276,6 +276,7 @@ function app() {
 
   function overview() {
     const st = state.stats ?? {};
+    const f = st.all ?? st; // every process's figures, where the engine keeps them
     const card = (label, value) => h("div", { class: "card" }, h("b", {}, value), h("span", {}, label));
     const hist = state.history;
     const rate = [];
@@ -300,8 +301,8 @@ function app() {
               ? `in ${duration(st.headDelay)}`
               : `${duration(-st.headDelay)} overdue`,
         ),
-        card("lateness p50 / p99", `${duration(st.latenessP50 ?? 0)} / ${duration(st.latenessP99 ?? 0)}`),
-        card("delivered", count(st.delivered)),
+        card("lateness p50 / p99", `${duration(f.latenessP50 ?? 0)} / ${duration(f.latenessP99 ?? 0)}`),
+        card("delivered", count(f.delivered)),
       ),
       h(
         "div",
@@ -441,7 +442,10 @@ function app() {
           e.preventDefault();
           state.query = input.value;
           try {
-            state.found = (await api(q("item", { id: input.value }))).item;
+            state.found = (await api(q("item", { id: input.value }))).item ?? {
+              missing: input.value,
+              why: "the queue holds nothing under this id",
+            };
           } catch (err) {
             state.found = { missing: input.value, why: err.message };
           }

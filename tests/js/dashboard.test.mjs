@@ -94,7 +94,7 @@ test("the API: queues, stats with a history, pages in order, an item by id; valu
   );
   const item = await (await get(handler, `/api/queues/orders/item?id=${encodeURIComponent("b")}`)).json();
   assert.deepEqual([item.item.id, item.item.state, "value" in item.item], ["b", "pending", false]);
-  assert.equal((await get(handler, "/api/queues/orders/item?id=nothing")).status, 404);
+  assert.deepEqual(await (await get(handler, "/api/queues/orders/item?id=nothing")).json(), { item: null });
   assert.equal((await get(handler, "/api/queues/nope/stats")).status, 404);
   assert.deepEqual(await (await get(handler, "/api/queues/orders/inflight")).json(), { items: [] });
   const shown = dashboard(q, { values: true });
