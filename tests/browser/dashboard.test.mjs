@@ -84,7 +84,7 @@ before(async () => {
   });
   site = await serve(nodeListener(dashboard(queue, { token: TOKEN })));
   // Another origin, whose page tries to change the queue with the token (it could learn it no other way).
-  evil = await serve((req, res) => {
+  evil = await serve((_req, res) => {
     res.writeHead(200, { "content-type": "text/html" });
     res.end(`<!doctype html><title>elsewhere</title><script>
       window.attempt = (target) => fetch(target + "api/queues/orders/delete", {

@@ -69,7 +69,7 @@ test("inspect: the same as text for a terminal", async () => {
   assert.match(lines[2], /^ {2}every process: delivered 1, acked 0, nacked 0, redelivered 0, dead 1; lateness p50 /);
   assert.equal(lines[4], "next deadlines (3 of 3):");
   assert.deepEqual(
-    lines.slice(5, 8).map((l) => /"(order-\d)"  attempt 0$/.exec(l)?.[1]),
+    lines.slice(5, 8).map((l) => /"(order-\d)" {2}attempt 0$/.exec(l)?.[1]),
     ["order-1", "order-2", "order-3"],
   );
   assert.equal(lines[9], "in flight (0 of 0):");
