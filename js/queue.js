@@ -26,7 +26,7 @@
 // While an `expired` listener is attached the timer also wakes for the earliest deadline not
 // yet seen expired, and each such wake-up walks the items due: O(d log d) for d due items.
 
-import { Emitter, HEARD, POST } from "./events.js";
+import { Emitter, POST } from "./events.js";
 import { Slots } from "./slots.js";
 import { Timeline } from "./timeline.js";
 import { Deadlines } from "./wasm.js";
@@ -110,6 +110,8 @@ export class DelayQueue extends Emitter {
   #timed = new Slots();
   #capacity;
   #ref;
+  /** Whether a `delivered` listener is attached. */
+  #delivering = false;
 
   /**
    * @param {{capacity?: number, keepAlive?: boolean, clock?: () => number}} [opts]
@@ -384,7 +386,7 @@ export class DelayQueue extends Emitter {
       slot = d.poll(tl.clock.now());
       if (slot < 0) return undefined;
     }
-    const value = this.#telling ? this.#takeOut(slot, tl.clock.now()) : tl.values.take(slot);
+    const value = this.#delivering || tl.watching ? this.#takeOut(slot, tl.clock.now()) : tl.values.take(slot);
     this.#changed();
     return value;
   }
@@ -630,9 +632,9 @@ export class DelayQueue extends Emitter {
     this.#serve(now);
   }
 
-  /** Whether anyone hears `delivered` or `expired` (then hand-outs go through #takeOut). */
+  /** Whether anyone hears `delivered` or `expired` (then hand-outs go through #takeOut): two field reads. */
   get #telling() {
-    return this.#tl.watching || this[HEARD]("delivered");
+    return this.#delivering || this.#tl.watching;
   }
 
   /**
@@ -643,7 +645,7 @@ export class DelayQueue extends Emitter {
     const tl = this.#tl;
     const values = tl.values;
     if (tl.watching && !values.marked(slot)) this[POST]("expired", { id: values.idOf(slot), value: values.get(slot) });
-    if (this[HEARD]("delivered")) {
+    if (this.#delivering) {
       const lateness = Math.max(0, now - /** @type {Deadlines} */ (tl.deadlines).lastDeadline);
       this[POST]("delivered", { id: values.idOf(slot), value: values.get(slot), lateness });
     }
@@ -676,6 +678,7 @@ export class DelayQueue extends Emitter {
 
   /** The first `expired` listener makes the timer wake for deadlines; the last one leaving stops it. */
   #listening(type, on) {
+    if (type === "delivered") this.#delivering = on;
     if (type !== "expired") return;
     const tl = this.#tl;
     tl.watching = on;
