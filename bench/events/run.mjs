@@ -239,7 +239,7 @@ const { HEARD } = await import("../../js/events.js");
 const q = new DelayQueue();
 let heard = 0;
 const reps = 10_000_000;
-let t = performance.now();
+const t = performance.now();
 for (let i = 0; i < reps; i++) if (q[HEARD]("delivered")) heard++;
 const guardNs = ((performance.now() - t) * 1e6) / reps;
 q.close();
