@@ -234,3 +234,26 @@ test("nodeListener serves the handler from Node's http, bodies and HEAD included
   });
   assert.equal(big.status, 413);
 });
+
+test("the page's size, as docs/dashboard.md states it", async () => {
+  const { gzipSync } = await import("node:zlib");
+  const { readFileSync } = await import("node:fs");
+  const handler = dashboard(await queue());
+  const sizes = {};
+  for (const [name, path] of [
+    ["HTML", "/"],
+    ["script", "/app.js"],
+    ["stylesheet", "/app.css"],
+  ]) {
+    const bytes = new Uint8Array(await (await get(handler, path)).arrayBuffer());
+    sizes[name] = { raw: bytes.length, gz: gzipSync(bytes, { level: 9 }).length };
+  }
+  const kB = (n) => `${(n / 1000).toFixed(1)} kB`;
+  const total = (k) => Object.values(sizes).reduce((n, s) => n + s[k], 0);
+  const sentence =
+    `The page is ${kB(total("raw"))} in three responses (HTML ${kB(sizes.HTML.raw)}, script ` +
+    `${kB(sizes.script.raw)}, stylesheet ${kB(sizes.stylesheet.raw)}),\n${kB(total("gz"))} gzipped`;
+  const doc = readFileSync(new URL("../../docs/dashboard.md", import.meta.url), "utf8");
+  assert.ok(doc.includes(sentence), `docs/dashboard.md should say:\n${sentence}`);
+  assert.ok(total("gz") < 12_000, "the page stays light");
+});
