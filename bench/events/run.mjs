@@ -179,7 +179,7 @@ const redisPaths = [
     observe: false,
   },
   {
-    name: "RedisDelayQueue: take + ack per item, another process observing",
+    name: "RedisDelayQueue: take + ack per item, with a queue observing (observe: true)",
     unit: "µs",
     observe: true,
   },
