@@ -638,7 +638,7 @@ export class DurableDelayQueue extends Emitter {
       c.delivered++;
       if (head.attempt > 1) c.redelivered++;
       const { id, attempt, deadline } = head;
-      if (unfinished) this.#tell("redelivered", { id, attempt });
+      if (unfinished) this.#tell("redelivered", { id, attempt: attempt - 1 }); // the attempt that never finished
       this.#tell("delivered", { id, attempt, deadline, lateness });
       return head;
     }

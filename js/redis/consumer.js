@@ -21,7 +21,7 @@
 //
 // Events: what this process does and sees goes to `tell` (the queue's events and metrics):
 // its deliveries, their acks, nacks and deaths, the expired leases its take script put back,
-// pause and resume as the channel says them.
+// pause and resume as the channel says them, and the failures of its wakes (`error`).
 //
 // Costs: a take or a delivery O(1); arming the timer O(takes waiting with a timeout).
 
@@ -363,6 +363,7 @@ export class Consumer {
     this.#retryAt = localNow() + Math.min(this.#options.safetyInterval, 50 * 2 ** Math.min(this.#failures, 10));
     if (this.#closing) return;
     this.#options.onerror(e);
+    this.#tell("error", () => ({ error: e }));
     if (this.#lastCheck === Number.NEGATIVE_INFINITY && !this.#conn.subscribed) {
       // Could not even connect: start again after the back-off.
       this.#consuming = null;

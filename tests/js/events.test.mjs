@@ -239,3 +239,27 @@ test("Scheduler: skipped with reason overlap while a run is pending, missed when
     assert.ok(!runs.includes(d.due), "a missed occurrence does not run");
   }
 });
+
+test("DurableDelayQueue: redelivered for a delivery that never finished (the object was reset), before its next delivered", async () => {
+  const { DurableDelayQueue, FakeStorage } = await import("./durable-helpers.mjs");
+  const storage = new FakeStorage();
+  const q = await DurableDelayQueue.open(storage, { maxAttempts: 3 });
+  await q.offer("crashes the object", 0, { id: "x" });
+  let reset;
+  void q.deliver(async () => {
+    reset = storage.clone(); // the object is reset while this runs: storage as it is now
+    await new Promise(() => {});
+  });
+  while (reset === undefined) await new Promise((resolve) => setImmediate(resolve));
+  const again = await DurableDelayQueue.open(reset, { maxAttempts: 3 });
+  const log = [];
+  for (const type of ["delivered", "redelivered", "acked"]) {
+    again.addEventListener(type, (e) => log.push([type, e.detail.id, e.detail.attempt]));
+  }
+  assert.equal(await again.deliver(() => {}), 1);
+  assert.deepEqual(log, [
+    ["redelivered", "x", 1],
+    ["delivered", "x", 2],
+    ["acked", "x", undefined],
+  ]);
+});

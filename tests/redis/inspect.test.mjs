@@ -236,3 +236,16 @@ test("metrics: the OpenTelemetry SDK's reader sees this process's lateness and c
     await provider.shutdown();
   }
 });
+
+test("error: a consumer's wake that fails is told as an error event (and to onerror)", async () => {
+  const errors = [];
+  const q = open({ onerror: (e) => errors.push(e) });
+  const told = new Promise((resolve) => q.addEventListener("error", (e) => resolve(e.detail.error), { once: true }));
+  await server.cli("SET", q.keys.pending, "not a sorted set"); // something else wrote to a key of the queue
+  const take = q.take({ timeout: 1000 });
+  const error = await told;
+  assert.match(String(error.message), /another type of value/);
+  assert.ok(errors.includes(error));
+  await server.cli("DEL", q.keys.pending);
+  assert.equal(await take, undefined);
+});
