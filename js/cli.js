@@ -89,7 +89,7 @@ async function main(argv) {
   const host = o.host ?? "127.0.0.1";
   if (o.token !== undefined && o.token.length < 8) throw new Usage("--token must be at least 8 characters");
   const { dashboard, nodeListener } = await import("./dashboard.js");
-  const handler = dashboard(/** @type {any} */ (queues), { token: o.token, values: o.values ?? false });
+  const handler = dashboard(queues, { token: o.token, values: o.values ?? false });
   const server = http.createServer(nodeListener(handler));
   await new Promise((resolve, reject) => {
     server.once("error", reject);

@@ -30,7 +30,11 @@ export interface InspectableQueue {
   get(id: string): Promise<object | undefined>;
   pending(options?: { limit?: number; after?: string }): Promise<{ items: object[]; next: string | undefined }>;
   inFlight(options?: { limit?: number; after?: string }): Promise<{ items: object[]; next: string | undefined }>;
-  deadLetters(options?: { limit?: number; after?: string }): Promise<{ items: object[]; next: string | undefined }>;
+  /** A page; or the dead letters as one array, which the dashboard shows as one page. */
+  deadLetters(options?: {
+    limit?: number;
+    after?: string;
+  }): Promise<{ items: object[]; next: string | undefined } | object[]>;
   retryDead?(id: string): Promise<boolean>;
   deleteDead?(id: string): Promise<boolean>;
   purgeDead?(options?: { olderThan?: number }): Promise<number>;
