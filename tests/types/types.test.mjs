@@ -39,7 +39,15 @@ const resolutions = {
   node16: { module: "node16", moduleResolution: "node16" },
   nodenext: { module: "nodenext", moduleResolution: "nodenext" },
 };
-const everywhere = ["main.ts", "readme.ts", "readme-node.ts", "not-workerd.ts", "schedules.ts", "redis.ts", "inspect.ts"];
+const everywhere = [
+  "main.ts",
+  "readme.ts",
+  "readme-node.ts",
+  "not-workerd.ts",
+  "schedules.ts",
+  "redis.ts",
+  "inspect.ts",
+];
 const projects = {
   "lib dom": { lib: ["es2022", "dom"], types: [], files: [...everywhere, "dom.ts"] },
   "@types/node": { lib: ["es2022"], types: ["node"], typeRoots: [join(tools, "@types")], files: everywhere },
