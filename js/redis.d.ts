@@ -9,7 +9,7 @@
  * @module tarry-queue/redis
  */
 
-import type { AbortSignalLike } from "./tarry.js";
+import type { AbortSignalLike, DurableEngineEvents, ItemInfo, Page, PageOptions, QueueEvents } from "./tarry.js";
 
 /** JSON data: what an item's value may be. */
 export type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
@@ -54,6 +54,12 @@ export interface RedisDelayQueueOptions {
   clockTolerance?: number;
   /** Errors no call can report (background wake-ups, lease extension, connection errors). Default: console.error. */
   onerror?: (error: unknown) => void;
+  /**
+   * The queue's events are those of every process (each once, in the order Redis ran them,
+   * read from a capped stream that the scripts fill while some process observes), instead
+   * of this process's own. Default false.
+   */
+  observe?: boolean;
 }
 
 export interface OfferOptions {
@@ -163,6 +169,20 @@ export interface RedisQueueStats {
   latenessP50: number;
   latenessP99: number;
   latenessMax: number;
+  /** Whether pause() stopped deliveries (for every process). */
+  paused: boolean;
+  /** Every process's figures, kept in Redis: deliveries and outcomes, and their lateness (ms). */
+  all: {
+    delivered: number;
+    acked: number;
+    nacked: number;
+    /** Leases that expired, their items back in the queue. */
+    redelivered: number;
+    dead: number;
+    latenessP50: number;
+    latenessP99: number;
+    latenessMax: number;
+  };
 }
 
 export interface RedisWorker {
@@ -184,9 +204,14 @@ export declare class RedisDelayQueue<T extends Jsonable<T> = Json> {
     dead: string;
     seq: string;
     reasons: string;
+    meta: string;
+    events: string;
+    observed: string;
     schedules: string;
     channel: string;
   };
+  /** The queue's name. */
+  readonly name: string;
   /** Offers value due delayMs after this call; resolves with its id once Redis has it. */
   offer(value: T, delayMs: number, options?: OfferOptions): Promise<string>;
   /** Offers value due at a wall-clock time, as the server's clock tells it. */
@@ -214,6 +239,16 @@ export declare class RedisDelayQueue<T extends Jsonable<T> = Json> {
   ): RedisWorker;
   /** The items that ran out of attempts (or could not be read), oldest first, up to `limit` (default 1000). */
   deadLetters(options?: { limit?: number }): Promise<DeadLetter<T>[]>;
+  /** What the queue holds under `id` (in flight: with `leaseExpiry`; dead: `reason`, `diedAt`), or undefined. */
+  get(id: string): Promise<ItemInfo<T> | undefined>;
+  /** A page of pending items in deadline order (FIFO among ties); O(log n + limit) whatever the page. */
+  pending(options?: PageOptions): Promise<Page<ItemInfo<T>>>;
+  /** A page of the items in flight, by lease expiry. */
+  inFlight(options?: PageOptions): Promise<Page<ItemInfo<T>>>;
+  /** Stops deliveries for every process (offers still land): true if it was running. */
+  pause(): Promise<boolean>;
+  /** Lets deliveries run again, for every process: true if it was paused. */
+  resume(): Promise<boolean>;
   /** A dead letter back into the queue, due now, attempts reset: true if it was dead. */
   retryDead(id: string): Promise<boolean>;
   /**
@@ -226,6 +261,8 @@ export declare class RedisDelayQueue<T extends Jsonable<T> = Json> {
   unschedule(id: string): Promise<boolean>;
   /** Every schedule of the queue, by id. */
   schedules(): Promise<ScheduleInfo<T>[]>;
+  /** Removes a dead letter: true if it was dead. */
+  deleteDead(id: string): Promise<boolean>;
   /** Removes every item (pending, in flight and dead) and every schedule. */
   clear(): Promise<void>;
   /** Rejects waiting takes, lets process() handlers finish, closes the connections it opened. */
@@ -233,6 +270,17 @@ export declare class RedisDelayQueue<T extends Jsonable<T> = Json> {
   /** close(), for `await using queue = new RedisDelayQueue(...)`. */
   [Symbol.asyncDispose](): Promise<void>;
 }
+
+/**
+ * A RedisDelayQueue is an EventTarget: delivered, acked, nacked, redelivered (a lease expired
+ * and the item came back), dead, error, paused and resumed; `released` (a delivery no take
+ * received went back) with `observe: true`. By default the events of this process (its
+ * deliveries and their outcomes, the leases its take script put back, pause and resume as its
+ * consumer hears them); with `observe: true` those of every process.
+ */
+// biome-ignore lint/correctness/noUnusedVariables: merged with the class, whose type parameters it must repeat
+export interface RedisDelayQueue<T extends Jsonable<T> = Json>
+  extends QueueEvents<DurableEngineEvents & { released: { id: string } }> {}
 
 /** What a closed queue's methods throw and its waiting takes reject with: the class tarry-queue exports. */
 export { ClosedError } from "./tarry.js";

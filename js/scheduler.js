@@ -27,7 +27,15 @@
 // hundred bytes in Node (README ## Performance measures both). An occurrence costs its
 // rule's `next` (O(1) for every; croner's walk for cron) and O(log n); the wall-clock
 // check O(1) a second, and O(s log n) for s schedules when the clocks moved apart.
+//
+// Events (an EventTarget, events.js), posted in a microtask after the wake-up that made them:
+// `delivered` { lateness } as a one-off callback runs; `occurrence` { schedule, due,
+// lateness } as a schedule's occurrence runs; `skipped` { schedule, due, reason } when one
+// does not: "overlap" (the previous run was still running) or "missed" (the schedule fell
+// behind and its catchUp skips occurrences: one event, `due` the first one skipped).
+// Nobody listening costs one check per callback.
 
+import { Emitter, HEARD, POST } from "./events.js";
 import { Timeline } from "./timeline.js";
 import { checkBoolean, checkClock, checkHandle, checkMs, describe, epochOf, options } from "./arguments.js";
 import {
@@ -189,7 +197,7 @@ export class Schedule {
  * s.schedule((name) => console.log(`hello ${name}`), 100, "ada");
  * s.every(60_000, (due) => console.log("a minute passed", due));
  */
-export class Scheduler {
+export class Scheduler extends Emitter {
   #tl;
   /** While a wake-up runs, the time it began; NaN otherwise. */
   #wakeStart = NaN;
@@ -223,6 +231,7 @@ export class Scheduler {
    * the `cron` export of tarry-queue/cron, which `cron()` needs.
    */
   constructor(opts) {
+    super();
     const o = options(opts, "options", ["keepAlive", "onerror", "clock", "cron"], "Scheduler");
     const { keepAlive = true, onerror = null, clock, cron = null } = o;
     checkBoolean(keepAlive, "options.keepAlive");
@@ -539,7 +548,10 @@ export class Scheduler {
       for (let slot = d.takeDue(now); slot >= 0; slot = d.takeDue(now)) {
         const job = tl.values.take(slot);
         if (job instanceof Recurrence) this.#occur(job);
-        else this.#run(job);
+        else {
+          if (this[HEARD]("delivered")) this[POST]("delivered", { lateness: Math.max(0, now - d.lastDeadline) });
+          this.#run(job);
+        }
         d = tl.deadlines;
         if (d === null) return; // a callback closed the scheduler
       }
@@ -567,6 +579,9 @@ export class Scheduler {
       r.waiting = true;
       return;
     }
+    if (run !== r.due && this[HEARD]("skipped")) {
+      this[POST]("skipped", { schedule: r.schedule.id, due: r.due, reason: "missed" });
+    }
     if (next === undefined) {
       this.#end(r, "ended");
     } else {
@@ -579,11 +594,15 @@ export class Scheduler {
   #runOccurrence(r, due) {
     if (r.running > 0 && !r.overlap) {
       r.skipped++;
+      if (this[HEARD]("skipped")) this[POST]("skipped", { schedule: r.schedule.id, due, reason: "overlap" });
       return;
     }
     r.runs++;
     r.lastRun = due;
     r.began = Date.now();
+    if (this[HEARD]("occurrence")) {
+      this[POST]("occurrence", { schedule: r.schedule.id, due, lateness: Math.max(0, Date.now() - due) });
+    }
     let result;
     try {
       result = r.fn(new Date(due));

@@ -13,6 +13,7 @@
  */
 
 export * from "./tarry.js";
+import type { DurableEngineEvents, ItemInfo, Page, PageOptions, QueueEvents } from "./tarry.js";
 
 /** The writes DurableDelayQueue makes inside one `storage.transaction()`: all or none. */
 export interface DurableQueueTransaction {
@@ -57,6 +58,8 @@ export interface DurableOpenOptions {
   prefix?: string;
   /** Deliveries before an item goes to the dead letters. Default 5. */
   maxAttempts?: number;
+  /** What metrics and the dashboard call the queue. Default "durable". */
+  name?: string;
 }
 
 /** One delivery of an item, as deliver() hands it to the handler. */
@@ -144,6 +147,8 @@ export interface DurableQueueStats {
   /** Items whose handler runs (0 or 1). */
   inFlight: number;
   dead: number;
+  /** Whether pause() stopped deliveries. */
+  paused: boolean;
   /** Ms until the head's deadline (negative when overdue), or undefined when none is pending. */
   headDelay: number | undefined;
   /** Since open(): deliver() calls, those that found nothing due while items were pending, deliveries, and deliveries after the first. */
@@ -167,6 +172,8 @@ export interface DurableQueueStats {
  */
 export declare class DurableDelayQueue<T = unknown> {
   private constructor();
+  /** The name open() was given (default "durable"): what metrics and the dashboard show. */
+  readonly name: string;
   /** Reads the queue back from storage and sets the alarm for its head; call in blockConcurrencyWhile. */
   static open<T = unknown>(storage: DurableQueueStorage, options?: DurableOpenOptions): Promise<DurableDelayQueue<T>>;
   /**
@@ -200,6 +207,16 @@ export declare class DurableDelayQueue<T = unknown> {
    * when storage fails. Overlapping calls run one after another.
    */
   deliver(handler: (value: T, job: DurableJob<T>) => unknown, options?: DurableDeliverOptions): Promise<number>;
+  /** What the queue holds under `id` (a copy), or undefined. */
+  get(id: string): Promise<ItemInfo<T> | undefined>;
+  /** A page of pending items in deadline order (FIFO among ties). O(log n + limit) whatever the page. */
+  pending(options?: PageOptions): Promise<Page<ItemInfo<T>>>;
+  /** The item whose handler runs, as a page (at most one: deliveries run one at a time). */
+  inFlight(options?: PageOptions): Promise<Page<ItemInfo<T>>>;
+  /** Stops deliveries (stored: it holds across restarts); offers still land. True if it was running. */
+  pause(): Promise<boolean>;
+  /** Lets deliveries run again and sets the alarm. True if it was paused. */
+  resume(): Promise<boolean>;
   /** A page of dead letters in order of death; pass `next` back as `after` (undefined: the last page). Limit 1-1000, default 100. */
   deadLetters(options?: {
     limit?: number;
@@ -230,3 +247,7 @@ export declare class DurableDelayQueue<T = unknown> {
   close(): Promise<void>;
   [Symbol.asyncDispose](): Promise<void>;
 }
+
+/** A DurableDelayQueue is an EventTarget: delivered, acked, nacked, redelivered, dead, error, paused, resumed. */
+// biome-ignore lint/correctness/noUnusedVariables: merged with the class, whose type parameters it must repeat
+export interface DurableDelayQueue<T = unknown> extends QueueEvents<DurableEngineEvents> {}

@@ -195,6 +195,18 @@ export class Connection {
     this.#detach = () => client.off("ready", onReady);
   }
 
+  /**
+   * A client of its own for a blocking read (js/redis/observer.js), a duplicate of this
+   * connection's (connecting first when needed); its caller closes it.
+   * @returns {Promise<any>}
+   */
+  async duplicate() {
+    if (!this.#connected) await this.connect();
+    const c = /** @type {Client} */ (this.#client).duplicate();
+    c.on("error", (e) => this.#onerror(e));
+    return c;
+  }
+
   /** Closes the subscriber and the client this connection opened (a given client stays open). */
   async close() {
     this.#detach?.();

@@ -15,6 +15,14 @@
 // js/redis/clock.js, so its timer never fires before the server sees a deadline. A timer that
 // fires early (Node's can, by ~1 ms) hands nothing out and is armed again.
 //
+// Paused (the queue's pause(), by any process): the take script hands nothing out and says so,
+// and the channel carries "paused" and "resumed", so that no consumer arms its timer for a
+// head it may not take until it hears "resumed" (or a later take reply says so).
+//
+// Events: what this process does and sees goes to `tell` (the queue's events and metrics):
+// its deliveries, their acks, nacks and deaths, the expired leases its take script put back,
+// pause and resume as the channel says them, and the failures of its wakes (`error`).
+//
 // Costs: a take or a delivery O(1); arming the timer O(takes waiting with a timeout).
 
 import { ClosedError } from "../errors.js";
@@ -42,6 +50,10 @@ export class Consumer {
   #options;
   #channel;
   #schedules;
+  /** @type {(type: string, detail: () => object) => void} */
+  #tell;
+  /** Whether the queue is paused, as the last take reply or channel message said. */
+  #paused = false;
   #timer = new Timer({ now: localNow }, true, () => this.#fire());
   /** Waiting takes, in call order. */
   #takers = new Takers();
@@ -72,27 +84,35 @@ export class Consumer {
    * @param {import("./connection.js").Connection} conn
    * @param {import("./options.js").QueueOptions} options
    * @param {string} channel the head channel
+   * @param {(type: string, detail: () => object) => void} tell an event of this process (its detail made only when heard)
    * @param {{ advance(needs: import("./schedules.js").Need[]): Promise<number> }} schedules what computes cron schedules' occurrences
    */
-  constructor(conn, options, channel, schedules) {
+  constructor(conn, options, channel, tell, schedules) {
     this.#conn = conn;
     this.#options = options;
     this.#channel = channel;
+    this.#tell = tell;
     this.#schedules = schedules;
     this.#acks = conn.batcher(SCRIPTS.ack, ACK_BATCH, (deliveries) => conn.run(SCRIPTS.ack, { deliveries }));
   }
 
   /** What a RedisJob asks of its queue. @type {import("./job.js").JobOps} */
   #jobOps = {
-    ack: async (job, token) => (await this.#acks.add([[job.id, token]]))[0],
+    ack: async (job, token) => {
+      const held = (await this.#acks.add([[job.id, token]]))[0];
+      if (held) this.#tell("acked", () => ({ id: job.id }));
+      return held;
+    },
     nack: async (job, token, delayMs, reason) => {
       const at = localNow();
       if (!this.#conn.connected) await this.#conn.connect();
       const { clockTolerance: tolerance, maxAttempts } = this.#options;
       const stamp = this.#conn.clock.stamp(at);
       const params = { channel: this.#channel, stamp, tolerance, id: job.id, token, delayMs, maxAttempts, reason };
-      const { held, head } = await this.#conn.run(SCRIPTS.nack, params);
+      const { held, dead, head } = await this.#conn.run(SCRIPTS.nack, params);
       this.sawHead(head);
+      if (dead) this.#tell("dead", () => ({ id: job.id, reason }));
+      else if (held) this.#tell("nacked", () => ({ id: job.id, attempt: job.attempt, delayMs, reason }));
       return held;
     },
     extend: async (job, token, ms) => {
@@ -217,7 +237,7 @@ export class Consumer {
       return;
     }
     if (this.#lastCheck === Number.NEGATIVE_INFINITY) return; // the first wake is on its way
-    if (this.#head <= this.#conn.clock.serverNow()) this.#wake();
+    if (!this.#paused && this.#head <= this.#conn.clock.serverNow()) this.#wake();
     else this.#arm();
   }
 
@@ -231,9 +251,13 @@ export class Consumer {
     this.#wake();
   }
 
-  /** @param {string} message a new head's deadline */
+  /** @param {string} message a new head's deadline, or "paused" or "resumed" */
   #message(message) {
     this.#counters.messages++;
+    if (message === "paused" || message === "resumed") {
+      this.#pausedNow(message === "paused");
+      return;
+    }
     const head = Number(message);
     if (!(head < this.#head)) return;
     this.#head = head;
@@ -252,7 +276,7 @@ export class Consumer {
       // What needs Redis waits out a back-off after a failure; a running wake re-arms when done.
       const clock = this.#conn.clock;
       let redis = Math.min(this.#lastCheck + this.#options.safetyInterval, clock.localAt(this.#leaseHead));
-      if (this.#takers.size > 0) redis = Math.min(redis, clock.localAt(this.#head));
+      if (this.#takers.size > 0 && !this.#paused) redis = Math.min(redis, clock.localAt(this.#head));
       at = Math.min(at, Math.max(redis, this.#retryAt));
     }
     this.#timer.set(at);
@@ -277,7 +301,7 @@ export class Consumer {
     }
     if (!this.#waking && !this.#closing && now >= this.#retryAt) {
       const server = this.#conn.clock.serverNow(now);
-      const due = this.#takers.size > 0 && this.#head <= server;
+      const due = this.#takers.size > 0 && !this.#paused && this.#head <= server;
       if (due || this.#leaseHead <= server || now >= this.#lastCheck + this.#options.safetyInterval) {
         this.#wake();
         return;
@@ -310,16 +334,25 @@ export class Consumer {
         const { visibilityTimeout: visibility, maxAttempts } = this.#options;
         const count = Math.min(this.#takers.size, TAKE_BATCH);
         const params = { channel: this.#channel, count, visibility, maxAttempts, reclaim: RECLAIM_BATCH };
-        const { now, head, leaseHead, needs, items } = await this.#conn.run(SCRIPTS.take, params);
+        const { now, head, leaseHead, paused, reclaimed, needs, skipped, items } = await this.#conn.run(
+          SCRIPTS.take,
+          params,
+        );
         this.#failures = 0;
         this.#retryAt = 0;
         this.#lastCheck = localNow();
         this.#head = head;
         this.#leaseHead = leaseHead;
+        if (paused !== this.#paused) this.#pausedNow(paused);
+        for (const { id, attempt, dead, reason } of reclaimed) {
+          if (dead) this.#tell("dead", () => ({ id, reason }));
+          else this.#tell("redelivered", () => ({ id, attempt }));
+        }
         for (const item of items) await this.#deliver(item, now);
+        for (const { schedule, due } of skipped) this.#tell("skipped", () => ({ schedule, due, reason: "overlap" }));
         // Cron schedules whose next occurrence the script could not compute: this process does.
         if (needs.length > 0) this.#head = Math.min(this.#head, await this.#schedules.advance(needs));
-        if (this.#takers.size > 0 && this.#head <= now) this.#again = true;
+        if (this.#takers.size > 0 && !this.#paused && this.#head <= now) this.#again = true;
       } while (this.#again && !this.#closing);
     } catch (e) {
       if (!this.#closing) {
@@ -339,6 +372,7 @@ export class Consumer {
     this.#retryAt = localNow() + Math.min(this.#options.safetyInterval, 50 * 2 ** Math.min(this.#failures, 10));
     if (this.#closing) return;
     this.#options.onerror(e);
+    this.#tell("error", () => ({ error: e }));
     if (this.#lastCheck === Number.NEGATIVE_INFINITY && !this.#conn.subscribed) {
       // Could not even connect: start again after the back-off.
       this.#consuming = null;
@@ -374,7 +408,21 @@ export class Consumer {
     this.#lateness.record(now - job.deadline);
     this.#counters.delivered++;
     if (attempt > 1) this.#counters.redelivered++;
+    this.#tell("delivered", () => ({ id, attempt, deadline, lateness: Math.max(0, now - deadline) }));
     this.#settle(taker, () => taker.resolve(job));
+  }
+
+  /**
+   * The queue was paused or resumed (a channel message, or a take reply that says so): tell,
+   * and on resume look at the queue at once.
+   * @param {boolean} paused
+   */
+  #pausedNow(paused) {
+    if (paused === this.#paused) return;
+    this.#paused = paused;
+    this.#tell(paused ? "paused" : "resumed", () => ({}));
+    if (!paused && this.#takers.size > 0) this.#wake();
+    else this.#arm();
   }
 
   #extend() {

@@ -25,6 +25,7 @@ const MAX_TIME = 8.64e15;
  * @property {number} clockTolerance how far back (ms) a call may be stamped
  * @property {number} maxAttempts deliveries before an item goes to the dead letters
  * @property {(error: unknown) => void} onerror errors no call can report
+ * @property {boolean} observe whether the queue's events are those of every process (js/redis/observer.js)
  */
 
 /**
@@ -69,7 +70,14 @@ export function queueOptions(opts) {
     clockTolerance: positive("clockTolerance", 1000),
     maxAttempts,
     onerror: o.onerror ?? ((/** @type {unknown} */ e) => console.error("tarry-queue/redis:", e)),
+    observe: observeOption(o.observe),
   };
+}
+
+/** @param {unknown} observe */
+function observeOption(observe = false) {
+  if (typeof observe !== "boolean") throw new TypeError(`options.observe must be a boolean, got ${describe(observe)}`);
+  return observe;
 }
 
 /**

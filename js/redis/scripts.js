@@ -63,19 +63,35 @@ export const SCRIPTS = {
     /** @param {{ channel: string, count: number, visibility: number, maxAttempts: number, reclaim: number }} p */
     ({ channel, count, visibility, maxAttempts, reclaim }) => [channel, count, visibility, maxAttempts, reclaim],
     (reply) => {
+      /** @type {import("./schedules.js").Need[]} */
+      const needs = reply[5].map(needOf);
+      /** @type {{ schedule: string, due: number }[]} */
+      const skipped = [];
+      for (let j = 0; j < reply[6].length; j += 2)
+        skipped.push({ schedule: reply[6][j], due: Number(reply[6][j + 1]) });
+      /** @type {{ id: string, attempt: number, dead: boolean, reason: string }[]} */
+      const reclaimed = [];
+      let i = 7;
+      for (const end = 7 + 4 * reply[4]; i < end; i += 4) {
+        reclaimed.push({ id: reply[i], attempt: reply[i + 1], dead: reply[i + 2] === "d", reason: reply[i + 3] });
+      }
       /** @type {{ id: string, text: string, deadline: number, attempt: number, token: string, schedule: string | undefined }[]} */
       const items = [];
-      for (let i = 5; i < reply.length; i += 6) {
+      for (; i < reply.length; i += 6) {
         const [id, text, deadline, attempt, token, schedule] = reply.slice(i, i + 6);
         items.push({ id, text, deadline: Number(deadline), attempt, token, schedule: schedule || undefined });
       }
-      /** @type {import("./schedules.js").Need[]} */
-      const needs = reply[3].map(needOf);
-      /** @type {{ schedule: string, due: number }[]} */
-      const skipped = [];
-      for (let i = 0; i < reply[4].length; i += 2)
-        skipped.push({ schedule: reply[4][i], due: Number(reply[4][i + 1]) });
-      return { now: Number(reply[0]), head: timeOf(reply[1]), leaseHead: timeOf(reply[2]), needs, skipped, items };
+      const paused = reply[3] === 1;
+      return {
+        now: Number(reply[0]),
+        head: timeOf(reply[1]),
+        leaseHead: timeOf(reply[2]),
+        paused,
+        reclaimed,
+        needs,
+        skipped,
+        items,
+      };
     },
   ),
 
@@ -99,7 +115,7 @@ export const SCRIPTS = {
       maxAttempts,
       reason,
     ],
-    ([, outcome, head]) => ({ held: outcome !== 0, head: timeOf(head) }),
+    ([, outcome, head]) => ({ held: outcome !== 0, dead: outcome === 2, head: timeOf(head) }),
   ),
 
   extend: script(
@@ -144,13 +160,73 @@ export const SCRIPTS = {
     ([now, deadline]) => ({ now: Number(now), deadline: deadline == null ? undefined : Number(deadline) }),
   ),
 
-  stats: script("stats", none, ([now, pending, inFlight, dead, head]) => ({
-    now: Number(now),
-    pending,
-    inFlight,
-    dead,
-    head: timeOf(head),
-  })),
+  stats: script("stats", none, ([now, pending, inFlight, dead, head, , ...fields]) => {
+    /** @type {Record<string, string>} */
+    const meta = {};
+    for (let i = 0; i < fields.length; i += 2) meta[fields[i]] = fields[i + 1];
+    return { now: Number(now), pending, inFlight, dead, head: timeOf(head), meta };
+  }),
+
+  get: script(
+    "get",
+    /** @param {{ id: string }} p */
+    ({ id }) => [id],
+    (reply) => {
+      if (reply === null) return undefined;
+      const [state, text, deadline, attempt, lease, died, why] = reply;
+      return {
+        state: /** @type {"p" | "l" | "d" | "x"} */ (state),
+        text,
+        deadline: deadline == null ? undefined : Number(deadline),
+        attempt,
+        leaseExpiry: lease == null ? undefined : Number(lease),
+        diedAt: died == null ? undefined : Number(died),
+        why: why ?? undefined,
+      };
+    },
+  ),
+
+  pending: script(
+    "pending",
+    /** @param {{ limit: number, after: { deadline: string, seq: string } | undefined }} p */
+    ({ limit, after }) => [limit, after?.deadline ?? "", after?.seq ?? ""],
+    ([more, ...rest]) => {
+      const items = [];
+      for (let i = 0; i < rest.length; i += 5) {
+        const [id, seq, text, deadline, attempt] = rest.slice(i, i + 5);
+        items.push({ id, seq, text, deadline, attempt });
+      }
+      return { more: more === 1, items };
+    },
+  ),
+
+  inFlight: script(
+    "inFlight",
+    /** @param {{ limit: number, after: { expiry: string, id: string } | undefined }} p */
+    ({ limit, after }) => [limit, after?.expiry ?? "", after?.id ?? ""],
+    ([more, ...rest]) => {
+      const items = [];
+      for (let i = 0; i < rest.length; i += 5) {
+        const [id, expiry, text, deadline, attempt] = rest.slice(i, i + 5);
+        items.push({ id, expiry, text, deadline, attempt });
+      }
+      return { more: more === 1, items };
+    },
+  ),
+
+  pause: script(
+    "pause",
+    /** @param {{ channel: string }} p */
+    ({ channel }) => [channel],
+    (changed) => changed === 1,
+  ),
+
+  resume: script(
+    "resume",
+    /** @param {{ channel: string }} p */
+    ({ channel }) => [channel],
+    (changed) => changed === 1,
+  ),
 
   deadLetters: script(
     "deadLetters",
@@ -168,6 +244,13 @@ export const SCRIPTS = {
     /** @param {{ channel: string, id: string }} p */
     ({ channel, id }) => [channel, id],
     ([found, head]) => ({ found: found === 1, head: timeOf(head) }),
+  ),
+
+  deleteDead: script(
+    "deleteDead",
+    /** @param {{ id: string }} p */
+    ({ id }) => [id],
+    (found) => found === 1,
   ),
 
   clear: script("clear", none, () => undefined),
