@@ -156,10 +156,15 @@ function app() {
   const q = (what, params) =>
     `queues/${encodeURIComponent(state.queue)}/${what}${params ? `?${new URLSearchParams(params)}` : ""}`;
 
-  function say(message, error = false) {
+  // What an action did stays on screen for KEEP_MS, an error until the next message that is
+  // not the refresh note: the refresh note replaces neither.
+  const KEEP_MS = 10000;
+  let keptUntil = 0;
+  function say(message, error = false, keep = true) {
     const el = $("status");
     el.textContent = message;
     el.className = error ? "error" : "";
+    if (keep) keptUntil = error ? Number.POSITIVE_INFINITY : Date.now() + KEEP_MS;
   }
 
   // ---- formatting ----
@@ -540,7 +545,7 @@ function app() {
         state.paged = false;
       }
       shownView = v;
-      if (!$("status").classList.contains("error")) say(`updated ${new Date().toLocaleTimeString()}`);
+      if (Date.now() >= keptUntil) say(`updated ${new Date().toLocaleTimeString()}`, false, false);
       render();
     } catch (e) {
       say(e.message, true);
