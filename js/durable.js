@@ -7,7 +7,8 @@
 // The rule is the same as for the host timer of DelayQueue: one alarm, set for the head's
 // deadline, re-armed when the head changes, deleted when the queue is empty. The alarm hands
 // the items that are due to deliver()'s handler in deadline order. Memory holds what storage
-// holds, so reads cost no storage call; a page of dead letters costs O(log n + limit).
+// holds, so reads cost no storage call; a page of pending items or dead letters costs
+// O(log n + limit), and get(id) O(1).
 //
 // Invariants (tests/js/durable-sweep.test.mjs fails every storage call of every operation and
 // checks them):
@@ -15,13 +16,15 @@
 //    in one `storage.transaction()` (items, dead letters, the seq counter and, when it moves,
 //    the alarm: all or nothing), and only then changes memory. A call that rejects has
 //    changed nothing, in memory or storage, and a retry cannot store an item twice.
-// 2. Items pending ⇒ the alarm is set, never later than the earliest deadline storage holds
+// 2. Items pending and the queue not paused ⇒ the alarm is set, never later than the earliest deadline storage holds
 //    (the item in flight included: storage holds it as pending until its outcome is stored).
 //    After each call that succeeds it is exactly that (rounded up to whole ms; an overdue
 //    head's at once), and none for an empty queue. When a call removes or postpones the head,
 //    the new head is known only once memory has changed, so the alarm follows in a second
 //    write; should that write fail, the call has still happened and the alarm stays early,
-//    which costs one wake (deliver() finds nothing due and sets it again).
+//    which costs one wake (deliver() finds nothing due and sets it again). Paused ⇒ no
+//    alarm (pause() deletes it with the paused flag, in one transaction; resume() sets it
+//    with the flag's removal), and deliver() hands nothing out.
 // 3. One change at a time: calls queue for their turn (`#exclusive`), so no call computes its
 //    writes from a state another is about to change; reads take their turn too, so they see
 //    every earlier call. deliver() calls run one after another; a handler runs outside the
@@ -52,57 +55,84 @@
 // it before it returns.
 //
 // Storage layout, under `prefix` (default "tarry:"):
-//   `item:<id>` → { value, deadline, seq, attempt }   pending (or in flight) items
+//   `item:<id>` → { value, deadline, seq, attempt, out? }   pending (or in flight) items
 //   `dead:<id>` → { value, deadline, seq, attempt, reason, diedAt }   dead letters
 //   `next`      → the next seq
+//   `paused`    → true while the queue is paused (absent otherwise)
 // Times are epoch ms; seq orders equal deadlines (FIFO) and, for dead letters, the order of
-// death; attempt counts the deliveries begun.
+// death; attempt counts the deliveries begun; `out` is true from a delivery's start until its
+// outcome is stored, so an item that has it when it is handed out again was in flight when
+// the object was reset (a `redelivered` event).
+//
+// Events (an EventTarget, events.js), dispatched once storage holds what they tell:
+// `delivered` { id, attempt, deadline, lateness }, `redelivered` { id, attempt } (before
+// `delivered`, for an item whose last delivery never finished), `acked` { id }, `nacked`
+// { id, attempt, delayMs, reason }, `dead` { id, reason }, `error` { error } (storage failed
+// under deliver()), `paused` and `resumed`. The same outcomes go to OpenTelemetry when an
+// application registered a MeterProvider (metrics.js). Nobody listening and no provider cost
+// one check per outcome.
 
-import { checkMs, describe, epochOf, isRevoked, options } from "./arguments.js";
+import { checkId, checkMs, describe, epochOf, isRevoked, MAX_ID_LENGTH, options } from "./arguments.js";
 import { ClosedError } from "./errors.js";
-import { Slots } from "./slots.js";
-import { Deadlines } from "./wasm.js";
+import { EMIT, Emitter, HEARD } from "./events.js";
+import { Meters } from "./metrics.js";
+import { DeadlineOrder } from "./wasm.js";
+import {
+  infoOf as scheduleInfoOf,
+  occurrenceStep,
+  pendingId,
+  planSchedule,
+  scheduleOf,
+  storedSchedule,
+} from "./schedule/durable.js";
+import { checkScheduleId, cronRuleOf, dueOf, occurrenceId, scheduleSpec } from "./schedule/spec.js";
 
 // ---- The seam to the wasm binding: every use of it is in this class. ----
 
 /**
- * The pending items in deadline order, FIFO among equal deadlines: the binding's `Deadlines`
- * as an index only. Nothing ever waits on it, so no timer is armed for it; deadlines go in as
- * epoch ms, which it only compares.
+ * The pending items in (deadline, seq) order: the binding's `DeadlineOrder` (src/order.rs),
+ * an index only. Nothing ever waits on it, so no timer is armed for it; deadlines go in as
+ * epoch ms, which it only compares. Pages after any item cost O(log n + limit).
  */
 class Order {
-  #deadlines = new Deadlines(Infinity);
+  #order = new DeadlineOrder();
   /** The record of each item in the order, by its slot. */
-  #records = new Slots();
+  #records = [];
 
-  /** Adds `record` behind every item due no later; keeps its handle on it for remove(). */
+  /** Adds `record` at its (deadline, seq) place; keeps its slot on it for remove(). */
   add(record) {
-    const handle = this.#deadlines.offer(record.deadline);
-    // Refused only when full or not finite; this index is unbounded and deadlines are checked.
-    if (handle < 0) throw new RangeError(`the order refused deadline ${record.deadline}`);
-    this.#records.put(handle, record);
-    record.handle = handle;
+    const slot = this.#order.insert(record.deadline, record.seq);
+    // Refused only for a key that is not finite, or present; deadlines and seqs are checked.
+    if (slot < 0) throw new RangeError(`the order refused (${record.deadline}, ${record.seq}): ${slot}`);
+    this.#records[slot] = record;
+    record.slot = slot;
   }
 
   remove(record) {
-    if (record.handle === undefined) return;
-    if (this.#deadlines.cancel(record.handle)) this.#records.forget(record.handle);
-    record.handle = undefined;
+    if (record.slot === undefined) return;
+    const slot = this.#order.remove(record.deadline, record.seq);
+    if (slot >= 0) this.#records[slot] = undefined;
+    record.slot = undefined;
   }
 
   /** The record with the earliest deadline, or undefined. */
   head() {
-    const slot = this.#deadlines.head();
-    return slot < 0 ? undefined : this.#records.get(slot);
+    const slot = this.#order.head();
+    return slot < 0 ? undefined : this.#records[slot];
+  }
+
+  /** Up to `limit` records after (deadline, seq) (-Infinity: from the first), in order. */
+  after(deadline, seq, limit) {
+    return Array.from(this.#order.after(deadline, seq, limit), (slot) => this.#records[slot]);
   }
 
   /** Every record, head first. */
   sorted() {
-    return Array.from(this.#deadlines.sortedSlots(), (slot) => this.#records.get(slot));
+    return Array.from(this.#order.sortedSlots(), (slot) => this.#records[slot]);
   }
 
   get size() {
-    return this.#deadlines.size;
+    return this.#order.size;
   }
 }
 
@@ -164,8 +194,6 @@ const LATEST_DEADLINE = Date.UTC(2189, 0, 1);
 const LATEST = new Date(LATEST_DEADLINE).toISOString();
 /** The earliest deadline: the earliest time a Date can hold. */
 const EARLIEST_DEADLINE = -8.64e15;
-/** The longest id, in UTF-16 code units (as on Redis). */
-const MAX_ID_LENGTH = 512;
 /** What `ifExists` may be; the first is the default. */
 const IF_EXISTS = ["replace", "keep", "extend"];
 /** The contract's defaults, as on Redis: deliveries before the dead letters, ms before a retry. */
@@ -181,11 +209,13 @@ const KEYS_PER_CALL = 128;
 /** Deliveries whose lateness stats() keeps. */
 const LATENESS_SAMPLES = 8192;
 
-/** @typedef {{ id: string, state: string, value: any, deadline: number, seq: number, attempt: number, handle?: number, reason?: string, diedAt?: number }} DurableRecord */
+/** @typedef {{ id: string, state: string, value: any, deadline: number, seq: number, attempt: number, slot?: number, out?: boolean, reason?: string, diedAt?: number, schedule?: string }} DurableRecord */
+/** @typedef {import("./schedule/durable.js").DurableSchedule} DurableSchedule */
 /**
  * What one storage transaction changes (#commit).
  * @typedef {{ removes?: DurableRecord[], adds?: DurableRecord[], updates?: { record: DurableRecord, fields: object }[],
- *   deadRemoves?: DurableRecord[], deadAdds?: DurableRecord[], next?: number }} Change
+ *   deadRemoves?: DurableRecord[], deadAdds?: DurableRecord[], next?: number,
+ *   schedulePuts?: DurableSchedule[], scheduleDeletes?: DurableSchedule[], tell?: [string, object][] }} Change
  */
 
 /** What `#alarm` holds when this queue cannot know what storage holds. */
@@ -204,16 +234,22 @@ const UNKNOWN = undefined;
  *   }
  * }
  */
-export class DurableDelayQueue {
+export class DurableDelayQueue extends Emitter {
   #storage;
   #prefix;
   #maxAttempts;
+  #name;
+  #paused = false;
+  /** @type {Meters} */
+  #meters;
   #order = new Order();
-  /** id → { id, value, deadline, seq, attempt, handle } of each pending or in-flight item. @type {Map<string, DurableRecord>} */
+  /** id → { id, value, deadline, seq, attempt, slot } of each pending or in-flight item. @type {Map<string, DurableRecord>} */
   #items = new Map();
   /** The item whose handler runs (in #items, not in #order), or null. @type {DurableRecord | null} */
   #inFlight = null;
   #dead = new DeadLetters();
+  /** The schedules, by id (js/schedule/durable.js). @type {Map<string, DurableSchedule>} */
+  #schedules = new Map();
   #next = 0;
   /** The alarm storage holds (epoch ms, or null for none), as far as this queue knows. @type {number | null | undefined} */
   #alarm = UNKNOWN;
@@ -227,11 +263,23 @@ export class DurableDelayQueue {
   #lateness = new Float64Array(LATENESS_SAMPLES);
 
   /** Use `await DurableDelayQueue.open(storage)`. */
-  constructor(storage, prefix, maxAttempts, token) {
+  constructor(storage, prefix, maxAttempts, name, token) {
+    super();
     if (token !== OPEN) throw new TypeError("use `await DurableDelayQueue.open(storage)`");
     this.#storage = storage;
     this.#prefix = prefix;
     this.#maxAttempts = maxAttempts;
+    this.#name = name;
+    this.#meters = new Meters("durable", name, async () => ({
+      pending: this.#order.size,
+      inFlight: this.#inFlight === null ? 0 : 1,
+      dead: this.#dead.size,
+    }));
+  }
+
+  /** The queue's name, as `open()` was given it: what metrics and the dashboard call it. */
+  get name() {
+    return this.#name;
   }
 
   /**
@@ -239,9 +287,10 @@ export class DurableDelayQueue {
    * for its head. Call it in `blockConcurrencyWhile` in the object's constructor. The queue
    * owns the object's alarm: one queue per object.
    * @param {DurableObjectStorage} storage
-   * @param {{prefix?: string, maxAttempts?: number}} [opts] keys used: `${prefix}item:<id>`,
-   *   `${prefix}dead:<id>` and `${prefix}next`; deliveries before an item goes to the dead
-   *   letters (default 5).
+   * @param {{prefix?: string, maxAttempts?: number, name?: string}} [opts] keys used: `${prefix}item:<id>`,
+   *   `${prefix}dead:<id>`, `${prefix}next` and `${prefix}paused`; deliveries before an item
+   *   goes to the dead letters (default 5); the name metrics and the dashboard show (default
+   *   "durable").
    */
   static async open(storage, opts) {
     // What it calls (writes go through transaction(): txn.put, txn.delete, txn.*Alarm).
@@ -254,18 +303,23 @@ export class DurableDelayQueue {
     ) {
       throw new TypeError(`storage must be a Durable Object's storage (ctx.storage), got ${describe(storage)}`);
     }
-    const { prefix = "tarry:", maxAttempts = MAX_ATTEMPTS } = optionsOf(
-      opts,
-      "options",
-      ["prefix", "maxAttempts"],
-      "DurableDelayQueue.open()",
-    );
+    const {
+      prefix = "tarry:",
+      maxAttempts = MAX_ATTEMPTS,
+      name = "durable",
+    } = options(opts, "options", ["prefix", "maxAttempts", "name"], "DurableDelayQueue.open()");
     if (typeof prefix !== "string") throw new TypeError(`options.prefix must be a string, got ${describe(prefix)}`);
+    if (typeof name !== "string" || name === "" || name.length > MAX_ID_LENGTH) {
+      throw new TypeError(
+        `options.name must be a non-empty string of at most ${MAX_ID_LENGTH} characters, got ${describe(name)}`,
+      );
+    }
     if (!Number.isSafeInteger(maxAttempts) || maxAttempts < 1) {
       throw new RangeError(`options.maxAttempts must be a whole number >= 1, got ${describe(maxAttempts)}`);
     }
-    const queue = new DurableDelayQueue(storage, prefix, maxAttempts, OPEN);
+    const queue = new DurableDelayQueue(storage, prefix, maxAttempts, name, OPEN);
     await queue.#load();
+    queue.#meters.on; // observe the gauges from now on, if a MeterProvider is registered
     return queue;
   }
 
@@ -305,7 +359,7 @@ export class DurableDelayQueue {
       if (item === null || typeof item !== "object" || isRevoked(item)) {
         throw new TypeError(`${where} must be an object, got ${describe(item)}`);
       }
-      const o = optionsOf(item, where, ["value", "delayMs", "deadline", "id", "ifExists"], "offerMany()");
+      const o = options(item, where, ["value", "delayMs", "deadline", "id", "ifExists"], "offerMany()");
       if ((o.delayMs === undefined) === (o.deadline === undefined)) {
         throw new TypeError(`${where} must have exactly one of delayMs and deadline`);
       }
@@ -346,10 +400,10 @@ export class DurableDelayQueue {
       } else {
         item = { id: o.id, state: "pending", value: o.value, deadline: o.deadline, seq: next++, attempt: 0 };
       }
-      item.handle = undefined;
+      item.slot = undefined;
       after.set(o.id, item);
     }
-    /** @type {Required<Omit<Change, "deadAdds">>} */
+    /** @type {Required<Omit<Change, "deadAdds" | "schedulePuts" | "scheduleDeletes" | "tell">>} */
     const change = { removes: [], adds: [], updates: [], deadRemoves: [], next };
     for (const [id, item] of after) {
       const live = this.#items.get(id);
@@ -371,7 +425,7 @@ export class DurableDelayQueue {
     this.#open();
     return this.#exclusive(async () => {
       const record = this.#pending(id);
-      if (record === undefined) return false;
+      if (record === undefined || this.#isChain(record)) return false;
       await this.#commit({ removes: [record] });
       return true;
     });
@@ -387,8 +441,8 @@ export class DurableDelayQueue {
     this.#open();
     return this.#exclusive(async () => {
       const old = this.#pending(id);
-      if (old === undefined) return false;
-      const moved = { ...old, deadline, seq: this.#next, handle: undefined };
+      if (old === undefined || this.#isChain(old)) return false;
+      const moved = { ...old, deadline, seq: this.#next, slot: undefined };
       await this.#commit({ removes: [old], adds: [moved], next: this.#next + 1 });
       return true;
     });
@@ -424,6 +478,7 @@ export class DurableDelayQueue {
         pending: this.#order.size,
         inFlight: this.#inFlight === null ? 0 : 1,
         dead: this.#dead.size,
+        paused: this.#paused,
         headDelay: head === undefined ? undefined : head.deadline - Date.now(),
         ...this.#counters,
         latenessP50: at(0.5),
@@ -464,7 +519,7 @@ export class DurableDelayQueue {
    */
   async deliver(handler, opts) {
     if (typeof handler !== "function") throw new TypeError(`handler must be a function, got ${describe(handler)}`);
-    const { retryDelayMs = RETRY_DELAY_MS } = optionsOf(opts, "options", ["retryDelayMs"], "deliver()");
+    const { retryDelayMs = RETRY_DELAY_MS } = options(opts, "options", ["retryDelayMs"], "deliver()");
     if (typeof retryDelayMs !== "function") checkMs(retryDelayMs, "options.retryDelayMs");
     this.#open();
     const run = this.#delivery.then(() => this.#deliver(handler, retryDelayMs));
@@ -488,7 +543,13 @@ export class DurableDelayQueue {
       while (record !== undefined) {
         delivered++;
         const value = structuredClone(record.value);
+        /** @type {{ id: string, value: any, deadline: number, attempt: number, schedule?: string }} */
         const job = { id: record.id, value, deadline: record.deadline, attempt: record.attempt };
+        if (record.schedule !== undefined) {
+          // An occurrence: its schedule, and its due time whatever a retry made its deadline.
+          job.schedule = record.schedule;
+          job.deadline = dueOf(record.id);
+        }
         let error = null;
         try {
           await handler(value, job);
@@ -501,10 +562,11 @@ export class DurableDelayQueue {
     } catch (e) {
       failed = true;
       failure = e;
+      if (this[HEARD]("error")) this[EMIT]("error", { error: e });
     }
     try {
       await this.#exclusive(() => {
-        if (delivered === 0 && this.#order.size > 0) this.#counters.earlyWakes++;
+        if (delivered === 0 && this.#order.size > 0 && !this.#paused) this.#counters.earlyWakes++;
         return this.#arm();
       });
     } catch (e) {
@@ -523,16 +585,19 @@ export class DurableDelayQueue {
     // Unless an offer replaced it while its handler ran: then its outcome changes nothing.
     if (this.#inFlight !== record) return this.#handOut(now, null);
     try {
+      /** @type {Change} */
       let outcome;
+      const { id, attempt } = record;
       if (error === null) {
-        outcome = { removes: [record] };
-      } else if (record.attempt >= this.#maxAttempts) {
+        outcome = { removes: [record], tell: [["acked", { id }]] };
+      } else if (attempt >= this.#maxAttempts) {
         outcome = this.#burial(record, reasonOf(error));
       } else {
-        const delay = retryDelayOf(retryDelayMs, record.attempt, error);
+        const delay = retryDelayOf(retryDelayMs, attempt, error);
         const deadline = Math.min(Math.max(Date.now() + delay, EARLIEST_DEADLINE), LATEST_DEADLINE);
-        const back = { ...record, state: "pending", deadline, seq: this.#next, handle: undefined };
-        outcome = { removes: [record], adds: [back], next: this.#next + 1 };
+        const back = { ...record, state: "pending", deadline, seq: this.#next, slot: undefined, out: false };
+        const nacked = { id, attempt, delayMs: deadline - Date.now(), reason: reasonOf(error) };
+        outcome = { removes: [record], adds: [back], next: this.#next + 1, tell: [["nacked", nacked]] };
       }
       return await this.#handOut(now, outcome);
     } finally {
@@ -557,7 +622,7 @@ export class DurableDelayQueue {
       const back = outcome?.adds?.[0];
       let head = this.#order.head();
       if (back !== undefined && (head === undefined || back.deadline < head.deadline)) head = back;
-      if (head === undefined || head.deadline > now) {
+      if (this.#paused || head === undefined || head.deadline > now) {
         if (outcome !== null) await this.#commit(outcome, { alarm: false });
         return undefined;
       }
@@ -572,40 +637,275 @@ export class DurableDelayQueue {
         continue;
       }
       const change = outcome ?? {};
-      if (head === back) {
+      // Its last delivery began and stored no outcome: the object was reset while it ran.
+      const unfinished = head !== back && head.out === true;
+      if (head !== back && this.#isChain(head)) {
+        // A schedule's pending occurrence: catchUp decides what runs, and the next one is
+        // placed in this transaction (js/schedule/durable.js).
+        const out = this.#occur(head, change);
+        if (out === undefined) {
+          await this.#commit(change, { alarm: false });
+          outcome = null;
+          continue;
+        }
+        head = out;
+      } else if (head === back) {
         back.attempt++; // a new record, stored as it goes out
+        back.out = true;
       } else {
-        change.updates = [{ record: head, fields: { attempt: head.attempt + 1 } }];
+        change.updates = [{ record: head, fields: { attempt: head.attempt + 1, out: true } }];
       }
       await this.#commit(change, { alarm: false });
       this.#order.remove(head);
       head.state = "inFlight";
       this.#inFlight = head;
       const c = this.#counters;
-      this.#lateness[c.delivered % LATENESS_SAMPLES] = Date.now() - head.deadline;
+      const lateness = Math.max(0, Date.now() - head.deadline);
+      this.#lateness[c.delivered % LATENESS_SAMPLES] = lateness;
       c.delivered++;
       if (head.attempt > 1) c.redelivered++;
+      const { id, attempt, deadline } = head;
+      if (unfinished) this.#tell("redelivered", { id, attempt: attempt - 1 }); // the attempt that never finished
+      this.#tell("delivered", { id, attempt, deadline, lateness });
       return head;
     }
   }
 
-  /** The change that moves `record` to the dead letters. */
-  #burial(record, reason) {
-    const { id, value, deadline, attempt } = record;
-    const dead = { id, state: "dead", value, deadline, attempt, seq: this.#next, reason, diedAt: Date.now() };
-    return { removes: [record], deadAdds: [dead], next: this.#next + 1 };
+  /**
+   * Adds to `change` what handing out `record`, its schedule's pending occurrence, does now:
+   * the schedule moves on (its next occurrence placed), and the occurrence that runs goes out
+   * with its attempt raised: `record` itself, or, for a catch-up "one", a new item for the
+   * latest missed occurrence. Returns the record to hand out, or undefined when none runs
+   * (catchUp "none").
+   * @param {DurableRecord} record
+   * @param {Change} change
+   */
+  #occur(record, change) {
+    const s = /** @type {DurableSchedule} */ (this.#schedules.get(/** @type {string} */ (record.schedule)));
+    const { run, schedule } = occurrenceStep(s, Date.now());
+    let next = change.next ?? this.#next;
+    const removes = [...(change.removes ?? [])];
+    const adds = [...(change.adds ?? [])];
+    const nextId = pendingId(schedule);
+    if (nextId !== undefined && !this.#items.has(nextId)) {
+      const due = /** @type {number} */ (schedule.due);
+      adds.push({
+        id: nextId,
+        state: "pending",
+        value: s.value,
+        deadline: due,
+        seq: next++,
+        attempt: 0,
+        schedule: s.id,
+      });
+    }
+    let out;
+    if (run === undefined) removes.push(record);
+    else if (run === record.deadline) change.updates = [{ record, fields: { attempt: record.attempt + 1, out: true } }];
+    else {
+      removes.push(record);
+      /** @type {DurableRecord} */
+      const latest = {
+        id: occurrenceId(s.id, run),
+        state: "pending",
+        value: record.value,
+        deadline: run,
+        seq: next++,
+        attempt: 1,
+        out: true,
+        schedule: s.id,
+      };
+      out = latest;
+      adds.push(latest);
+    }
+    Object.assign(change, { removes, adds, next, schedulePuts: [schedule] });
+    return run === record.deadline ? record : out;
   }
 
-  /** Puts `record` back in the order at its (deadline, seq) place, ahead of later seqs at its deadline. */
+  /** Whether `record` is its schedule's pending occurrence (which only its schedule moves). */
+  #isChain(record) {
+    if (record.schedule === undefined) return false;
+    const s = this.#schedules.get(record.schedule);
+    return s !== undefined && s.due === record.deadline && pendingId(s) === record.id;
+  }
+
+  /** The change that moves `record` to the dead letters. */
+  #burial(record, reason) {
+    const { id, value, deadline, attempt, schedule } = record;
+    const dead = { id, state: "dead", value, deadline, attempt, seq: this.#next, reason, diedAt: Date.now(), schedule };
+    /** @type {Change} */
+    const change = { removes: [record], deadAdds: [dead], next: this.#next + 1, tell: [["dead", { id, reason }]] };
+    return change;
+  }
+
+  /** Puts `record` back in the order at its (deadline, seq) place. */
   #restore(record) {
-    const behind = [];
-    for (const r of this.#items.values()) {
-      if (r.handle !== undefined && r.deadline === record.deadline && r.seq > record.seq) behind.push(r);
-    }
-    behind.sort(bySeq);
-    for (const r of behind) this.#order.remove(r);
     this.#order.add(record);
-    for (const r of behind) this.#order.add(r);
+  }
+
+  /** Dispatches an event and records it in the metrics, when anyone listens or a MeterProvider is registered. */
+  #tell(type, detail) {
+    if (this[HEARD](type)) this[EMIT](type, detail);
+    const meters = this.#meters;
+    if (meters.on) meters.record(type, detail);
+  }
+
+  // ---- inspection --------------------------------------------------------------------------
+
+  /**
+   * What the queue holds under `id`: `{ id, state, value, deadline, attempt }`, with `reason`
+   * and `diedAt` for a dead letter; undefined when it holds nothing under it. `state` is
+   * "pending", "inFlight" (its handler runs) or "dead". The value is a copy.
+   */
+  async get(id) {
+    checkId(id, "id");
+    this.#open();
+    return this.#exclusive(() => {
+      const record = this.#items.get(id) ?? this.#dead.get(id);
+      return record === undefined ? undefined : infoOf(record, record === this.#inFlight ? "inFlight" : record.state);
+    });
+  }
+
+  /**
+   * A page of pending items in deadline order (FIFO among equal deadlines): `{ items, next }`,
+   * each item as get() gives it; pass `next` back as `after` for the next page (undefined:
+   * none). `limit` 1 to 1000, default 100. O(log n + limit), whatever the page.
+   */
+  async pending(opts) {
+    const { limit = PAGE, after } = options(opts, "options", ["limit", "after"], "pending()");
+    checkLimit(limit, "options.limit");
+    const from = after === undefined ? null : keyOfCursor(after, "options.after");
+    this.#open();
+    return this.#exclusive(() => {
+      const records = this.#order.after(from?.deadline ?? -Infinity, from?.seq ?? 0, limit + 1);
+      const more = records.length > limit;
+      if (more) records.length = limit;
+      const last = records[records.length - 1];
+      return { items: records.map((r) => infoOf(r, "pending")), next: more ? pendingCursor(last) : undefined };
+    });
+  }
+
+  /**
+   * The items handed out whose outcome is not stored yet, as a page `{ items, next }` (a
+   * Durable Object delivers one at a time, so at most one). Options as pending().
+   */
+  async inFlight(opts) {
+    const { limit = PAGE, after } = options(opts, "options", ["limit", "after"], "inFlight()");
+    checkLimit(limit, "options.limit");
+    if (after !== undefined) keyOfCursor(after, "options.after");
+    this.#open();
+    return this.#exclusive(() => {
+      const r = this.#inFlight;
+      // One page holds it all: a cursor (from a page that had more) finds nothing after.
+      return { items: r !== null && after === undefined ? [infoOf(r, "inFlight")] : [], next: undefined };
+    });
+  }
+
+  /**
+   * Stops deliveries until resume(): deliver() hands nothing out and the alarm is deleted;
+   * offers still land. Stored, so it holds across restarts. Resolves true if it was running.
+   */
+  async pause() {
+    this.#open();
+    return this.#exclusive(async () => {
+      if (this.#paused) return false;
+      await this.#storage.transaction(async (txn) => {
+        await txn.put(`${this.#prefix}paused`, true);
+        await txn.deleteAlarm();
+      });
+      this.#paused = true;
+      this.#alarm = null;
+      this.#tell("paused", {});
+      return true;
+    });
+  }
+
+  /** Lets deliveries run again and sets the alarm for the head. Resolves true if it was paused. */
+  async resume() {
+    this.#open();
+    return this.#exclusive(async () => {
+      if (!this.#paused) return false;
+      let at = this.#order.head()?.deadline ?? Infinity;
+      if (this.#inFlight !== null) at = Math.min(at, this.#inFlight.deadline);
+      const alarm = at === Infinity ? null : alarmAt(at);
+      await this.#storage.transaction(async (txn) => {
+        await txn.delete(`${this.#prefix}paused`);
+        if (alarm === null) await txn.deleteAlarm();
+        else await txn.setAlarm(alarm);
+      });
+      this.#paused = false;
+      this.#alarm = alarm;
+      this.#tell("resumed", {});
+      return true;
+    });
+  }
+
+  // ---- schedules (js/schedule/durable.js; docs/schedules.md) -------------------------------
+
+  /**
+   * Creates the schedule `id`, or updates it: `{ every }` (ms, a fixed rate) or `{ cron,
+   * timezone }`, each occurrence an item with `value`, delivered like any other (`job.schedule`
+   * = `id`, `job.deadline` = its due time). Options: `catchUp` ("one", "all", "none"),
+   * `overlap`, `start`. The chain goes on when the rule is the same; the schedule and its
+   * pending occurrence are stored in one transaction. Resolves with the schedule, as
+   * schedules() lists it.
+   */
+  async schedule(id, rule, value, opts) {
+    const spec = scheduleSpec(id, rule, opts);
+    const copy = storable(value, "value");
+    const cronRule =
+      spec.kind === "cron" ? await cronRuleOf(/** @type {string} */ (spec.cron), spec.timezone ?? "UTC") : null;
+    this.#open();
+    return this.#exclusive(async () => {
+      const old = this.#schedules.get(spec.id);
+      const present = old === undefined ? undefined : this.#items.get(/** @type {string} */ (pendingId(old)));
+      const pending = present !== undefined && this.#isChain(present) ? present : undefined;
+      // A schedule whose pending occurrence is gone (an offer replaced it) goes on after it.
+      const gone = old !== undefined && pending === undefined ? (old.due ?? undefined) : undefined;
+      const { schedule, first } = planSchedule(old, spec, copy, cronRule, Date.now(), gone);
+      /** @type {Required<Pick<Change, "removes" | "adds" | "updates" | "next" | "schedulePuts">>} */
+      const change = { removes: [], adds: [], updates: [], next: this.#next, schedulePuts: [schedule] };
+      if (first === undefined) {
+        if (pending !== undefined) change.updates.push({ record: pending, fields: { value: structuredClone(copy) } });
+      } else {
+        if (pending !== undefined) change.removes.push(pending);
+        const nextId = occurrenceId(spec.id, first);
+        if (!this.#items.has(nextId))
+          change.adds.push({
+            id: nextId,
+            state: "pending",
+            value: structuredClone(copy),
+            deadline: first,
+            seq: change.next++,
+            attempt: 0,
+            schedule: spec.id,
+          });
+      }
+      await this.#commit(change);
+      return scheduleInfoOf(schedule);
+    });
+  }
+
+  /** Removes the schedule `id` and its pending occurrence (a run in flight finishes); resolves true if there was one. */
+  async unschedule(id) {
+    checkScheduleId(id);
+    this.#open();
+    return this.#exclusive(async () => {
+      const s = this.#schedules.get(id);
+      if (s === undefined) return false;
+      const pending = this.#items.get(/** @type {string} */ (pendingId(s)));
+      const removes = pending !== undefined && this.#isChain(pending) ? [pending] : [];
+      await this.#commit({ removes, scheduleDeletes: [s] });
+      return true;
+    });
+  }
+
+  /** Every schedule, by id: `{ id, every | cron, timezone, start, catchUp, overlap, value, nextRun, lastRun, runs, skipped }`. */
+  async schedules() {
+    this.#open();
+    return this.#exclusive(() =>
+      [...this.#schedules.values()].sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0)).map(scheduleInfoOf),
+    );
   }
 
   // ---- dead letters ------------------------------------------------------------------------
@@ -616,7 +916,7 @@ export class DurableDelayQueue {
    * page (undefined: none). `limit` 1 to 1000, default 100.
    */
   async deadLetters(opts) {
-    const { limit = PAGE, after } = optionsOf(opts, "options", ["limit", "after"], "deadLetters()");
+    const { limit = PAGE, after } = options(opts, "options", ["limit", "after"], "deadLetters()");
     checkLimit(limit, "options.limit");
     const from = after === undefined ? -1 : seqOfCursor(after, "options.after");
     this.#open();
@@ -663,7 +963,7 @@ export class DurableDelayQueue {
 
   /** Removes the dead letters that died at least `olderThan` ms ago (default 0: all); resolves to how many. */
   async purgeDead(opts) {
-    const { olderThan = 0 } = optionsOf(opts, "options", ["olderThan"], "purgeDead()");
+    const { olderThan = 0 } = options(opts, "options", ["olderThan"], "purgeDead()");
     checkMs(olderThan, "options.olderThan");
     if (olderThan < 0) throw new RangeError(`options.olderThan must be >= 0, got ${olderThan}`);
     this.#open();
@@ -683,6 +983,7 @@ export class DurableDelayQueue {
    */
   close() {
     this.#closing ??= this.#delivery.then(() => this.#turn).then(noop);
+    this.#meters.close();
     return this.#closing;
   }
 
@@ -727,7 +1028,17 @@ export class DurableDelayQueue {
    * @param {{ alarm?: boolean }} [opts]
    */
   async #commit(
-    { removes = [], adds = [], updates = [], deadRemoves = [], deadAdds = [], next },
+    {
+      removes = [],
+      adds = [],
+      updates = [],
+      deadRemoves = [],
+      deadAdds = [],
+      next,
+      schedulePuts = [],
+      scheduleDeletes = [],
+      tell = [],
+    },
     { alarm = true } = {},
   ) {
     const headAt = alarm ? this.#headAfter(removes, adds) : UNKNOWN;
@@ -739,7 +1050,9 @@ export class DurableDelayQueue {
       puts.set(this.#key("item", record.id), storedItem({ ...record, ...fields }));
     for (const d of deadAdds) puts.set(this.#key("dead", d.id), storedDead(d));
     if (next !== undefined && next !== this.#next) puts.set(`${this.#prefix}next`, next);
+    for (const sc of schedulePuts) puts.set(this.#key("sched", sc.id), storedSchedule(sc));
     const deletes = [];
+    for (const sc of scheduleDeletes) deletes.push(this.#key("sched", sc.id));
     for (const r of removes) if (!puts.has(this.#key("item", r.id))) deletes.push(this.#key("item", r.id));
     for (const d of deadRemoves) if (!puts.has(this.#key("dead", d.id))) deletes.push(this.#key("dead", d.id));
     const entries = [...puts];
@@ -768,6 +1081,9 @@ export class DurableDelayQueue {
     for (const d of deadRemoves) this.#dead.remove(d);
     for (const d of deadAdds) this.#dead.add(d);
     if (next !== undefined) this.#next = next;
+    for (const sc of scheduleDeletes) this.#schedules.delete(sc.id);
+    for (const sc of schedulePuts) this.#schedules.set(sc.id, sc);
+    for (const [type, detail] of tell) this.#tell(type, detail);
     if (alarm && headAt === UNKNOWN) {
       try {
         await this.#arm();
@@ -784,9 +1100,10 @@ export class DurableDelayQueue {
    * nothing offered is as early, since the order knows only its head.
    */
   #headAfter(removes, adds) {
+    if (this.#paused) return null;
     let first = Infinity;
     for (const a of adds) first = Math.min(first, a.deadline);
-    const leaving = removes.filter((r) => r.handle !== undefined);
+    const leaving = removes.filter((r) => r.slot !== undefined);
     const head = this.#order.head();
     let at;
     if (head === undefined || !leaving.includes(head)) at = Math.min(head?.deadline ?? Infinity, first);
@@ -801,6 +1118,7 @@ export class DurableDelayQueue {
   async #arm() {
     let at = this.#order.head()?.deadline ?? Infinity;
     if (this.#inFlight !== null) at = Math.min(at, this.#inFlight.deadline);
+    if (this.#paused) at = Infinity;
     const alarm = at === Infinity ? null : alarmAt(at);
     if (alarm === this.#alarm) return;
     this.#alarm = UNKNOWN; // until the write has succeeded
@@ -811,14 +1129,17 @@ export class DurableDelayQueue {
 
   async #load() {
     const storage = this.#storage;
-    const prefixes = { item: `${this.#prefix}item:`, dead: `${this.#prefix}dead:` };
+    const prefixes = { item: `${this.#prefix}item:`, dead: `${this.#prefix}dead:`, sched: `${this.#prefix}sched:` };
     const nextKey = `${this.#prefix}next`;
-    const [items, dead, next, alarm] = await Promise.all([
+    const [items, dead, next, paused, alarm, schedules] = await Promise.all([
       storage.list({ prefix: prefixes.item }),
       storage.list({ prefix: prefixes.dead }),
       storage.get(nextKey),
+      storage.get(`${this.#prefix}paused`),
       storage.getAlarm(),
+      storage.list({ prefix: prefixes.sched }),
     ]);
+    this.#paused = paused === true;
     /** @type {(key: string, what: string) => never} */
     const refuse = (key, what) => {
       throw new TypeError(`DurableDelayQueue.open(): storage key ${JSON.stringify(key)} does not hold ${what}`);
@@ -843,6 +1164,12 @@ export class DurableDelayQueue {
       max = Math.max(max, record.seq);
     }
     if (next !== undefined && !(Number.isSafeInteger(next) && next >= 0)) refuse(nextKey, "a tarry seq");
+    for (const [key, r] of schedules) {
+      const id = key.slice(prefixes.sched.length);
+      const s = isScheduleId(id) ? await scheduleOf(id, r) : null;
+      if (s === null) refuse(key, "a tarry schedule");
+      this.#schedules.set(id, s);
+    }
     // Added in (deadline, seq) order, the order's FIFO among ties is the order they had.
     records.sort((a, b) => a.deadline - b.deadline || a.seq - b.seq);
     for (const r of records) {
@@ -853,6 +1180,36 @@ export class DurableDelayQueue {
     this.#next = Math.max(next ?? 0, max + 1);
     this.#alarm = alarm ?? null;
     await this.#arm();
+    await this.#heal();
+  }
+
+  /**
+   * A schedule whose pending occurrence is missing (an offer replaced it under its id) gets
+   * its next one again: the first after now and after its latest run.
+   */
+  async #heal() {
+    /** @type {Required<Pick<Change, "adds" | "next" | "schedulePuts">>} */
+    const change = { adds: [], next: this.#next, schedulePuts: [] };
+    for (const s of this.#schedules.values()) {
+      const id = pendingId(s);
+      if (id === undefined || this.#items.has(id)) continue;
+      const from = Math.max(Date.now(), s.last === null ? Number.NEGATIVE_INFINITY : s.last + 1);
+      const due = s.rule.next(Math.ceil(from) - 1) ?? null;
+      const schedule = { ...s, due };
+      change.schedulePuts.push(schedule);
+      const nextId = pendingId(schedule);
+      if (due !== null && nextId !== undefined && !this.#items.has(nextId))
+        change.adds.push({
+          id: nextId,
+          state: "pending",
+          value: structuredClone(s.value),
+          deadline: due,
+          seq: change.next++,
+          attempt: 0,
+          schedule: s.id,
+        });
+    }
+    if (change.schedulePuts.length > 0) await this.#commit(change);
   }
 }
 
@@ -862,13 +1219,20 @@ function noop() {}
 
 const bySeq = (a, b) => a.seq - b.seq;
 
-function storedItem({ value, deadline, seq, attempt }) {
-  return { value, deadline, seq, attempt };
+/** What storage holds for an item (`schedule`: for an occurrence of one, its id; `out`: while a delivery of it runs). */
+/** @param {DurableRecord} record */
+function storedItem({ value, deadline, seq, attempt, schedule, out }) {
+  /** @type {Record<string, unknown>} */
+  const stored = { value, deadline, seq, attempt };
+  if (schedule !== undefined) stored.schedule = schedule;
+  if (out === true) stored.out = true;
+  return stored;
 }
 
 /** @param {DurableRecord} record a dead letter (reason and diedAt set) */
-function storedDead({ value, deadline, seq, attempt, reason, diedAt }) {
-  return { value, deadline, seq, attempt, reason, diedAt };
+function storedDead({ value, deadline, seq, attempt, reason, diedAt, schedule }) {
+  const dead = { value, deadline, seq, attempt, reason, diedAt };
+  return schedule === undefined ? dead : { ...dead, schedule };
 }
 
 /** The record stored under `id` (an item's fields), or null when it is not one of ours. */
@@ -877,7 +1241,29 @@ function recordOf(id, r) {
   const attempt = r.attempt ?? 0; // stored before attempts were counted
   if (!Number.isFinite(r.deadline) || !Number.isSafeInteger(r.seq) || r.seq < 0) return null;
   if (!Number.isSafeInteger(attempt) || attempt < 0) return null;
-  return { id, state: "pending", value: r.value, deadline: r.deadline, seq: r.seq, attempt, handle: undefined };
+  if (r.schedule !== undefined && !isScheduleId(r.schedule)) return null;
+  /** @type {DurableRecord} */
+  const record = {
+    id,
+    state: "pending",
+    value: r.value,
+    deadline: r.deadline,
+    seq: r.seq,
+    attempt,
+    slot: undefined,
+    out: r.out === true,
+  };
+  if (r.schedule !== undefined) record.schedule = r.schedule;
+  return record;
+}
+
+function isScheduleId(id) {
+  try {
+    checkScheduleId(id);
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 /** The alarm time for a deadline: whole ms, rounded up so it never fires early, and at least 1 (workerd refuses <= 0; any past time fires at once). */
@@ -887,24 +1273,9 @@ function alarmAt(deadline) {
 
 // ---- Arguments ----
 
-/**
- * An options bag (undefined or an object) whose keys are all `known`; an unknown one is
- * refused, naming it and the call `of` (the wording of the shared rule for every engine).
- */
-function optionsOf(o, name, known, of) {
-  const bag = options(o, name);
-  for (const key of Object.keys(bag)) {
-    if (!known.includes(key)) {
-      const shown = /^[A-Za-z_$][\w$]*$/.test(key) ? `${name}.${key}` : `${name}[${JSON.stringify(key.slice(0, 40))}]`;
-      throw new TypeError(`${shown} is not an option of ${of} (its options: ${known.join(", ")})`);
-    }
-  }
-  return bag;
-}
-
 /** One checked offer: { id, ifExists, value (the copy kept), deadline }. */
 function offerOf(value, valueName, opts, optsName, deadline, of) {
-  const { id = crypto.randomUUID(), ifExists = IF_EXISTS[0] } = optionsOf(opts, optsName, ["id", "ifExists"], of);
+  const { id = crypto.randomUUID(), ifExists = IF_EXISTS[0] } = options(opts, optsName, ["id", "ifExists"], of);
   checkId(id, `${optsName}.id`);
   if (typeof ifExists !== "string") {
     throw new TypeError(`${optsName}.ifExists must be a string, got ${describe(ifExists)}`);
@@ -913,16 +1284,6 @@ function offerOf(value, valueName, opts, optsName, deadline, of) {
     throw new RangeError(`${optsName}.ifExists must be "replace", "keep" or "extend", got ${describe(ifExists)}`);
   }
   return { id, ifExists, value: storable(value, valueName), deadline };
-}
-
-/** An id: a non-empty, well-formed string of at most MAX_ID_LENGTH code units (as on Redis). */
-function checkId(id, name) {
-  if (typeof id !== "string") throw new TypeError(`${name} must be a string, got ${describe(id)}`);
-  if (id === "") throw new RangeError(`${name} must not be empty`);
-  if (id.length > MAX_ID_LENGTH) {
-    throw new RangeError(`${name} must be at most ${MAX_ID_LENGTH} characters, got ${id.length}`);
-  }
-  if (!id.isWellFormed()) throw new RangeError(`${name} must be well-formed Unicode (it has a lone surrogate)`);
 }
 
 function isId(id) {
@@ -1013,6 +1374,29 @@ function checkLimit(limit, name) {
   if (!Number.isInteger(limit) || limit < 1 || limit > MAX_PAGE) {
     throw new RangeError(`${name} must be a whole number from 1 to ${MAX_PAGE}, got ${limit}`);
   }
+}
+
+/** What get() and the pages show of a record. */
+function infoOf(r, state) {
+  const info = { id: r.id, state, value: structuredClone(r.value), deadline: r.deadline, attempt: r.attempt };
+  if (state === "dead") Object.assign(info, { reason: r.reason, diedAt: r.diedAt });
+  return info;
+}
+
+/** A pending page's cursor: opaque to callers; here, the last item's seq and deadline. */
+function pendingCursor(r) {
+  return `p${r.seq.toString(36)}_${r.deadline}`;
+}
+
+function keyOfCursor(cursor, name) {
+  if (typeof cursor !== "string") throw new TypeError(`${name} must be a cursor (a string), got ${describe(cursor)}`);
+  const m = /^p([0-9a-z]{1,11})_(-?[0-9][0-9.e+-]*)$/.exec(cursor);
+  const seq = m === null ? Number.NaN : Number.parseInt(m[1], 36);
+  const deadline = m === null ? Number.NaN : Number(m[2]);
+  if (!Number.isSafeInteger(seq) || !Number.isFinite(deadline)) {
+    throw new RangeError(`${name} must be a cursor that pending() returned as next, got ${describe(cursor)}`);
+  }
+  return { seq, deadline };
 }
 
 /** A page cursor: opaque to callers; here, the seq of the last item on the page. */

@@ -36,6 +36,26 @@ export class Lateness {
     if (v > this.#max) this.#max = v;
   }
 
+  /**
+   * A histogram from counts by bucket (as another process or Redis kept them, with this
+   * module's buckets) and the largest lateness.
+   * @param {Iterable<[number, number]>} counts [bucket index, count]
+   * @param {number} max
+   */
+  static of(counts, max) {
+    const l = new Lateness();
+    const buckets = new Uint32Array(FINE + SUB * OCTAVES);
+    for (const [i, n] of counts) {
+      if (Number.isInteger(i) && i >= 0 && i < buckets.length && n > 0) {
+        buckets[i] = Math.min(MAX_COUNT, buckets[i] + n);
+        l.#count += n;
+      }
+    }
+    l.#buckets = buckets;
+    l.#max = Number.isFinite(max) && max > 0 ? max : 0;
+    return l;
+  }
+
   /** Items recorded. */
   get count() {
     return this.#count;

@@ -18,7 +18,15 @@
 // no lost items (an item leaves the queue only in the turn in which the take that gets it
 // is resolved, so an aborted or timed-out take leaves it queued); O(log n) offer, cancel,
 // reschedule and poll, O(1) peek.
+//
+// Events (an EventTarget, events.js): `delivered` as an item is handed out (take, poll,
+// drain), with how late; `expired` once per item as its deadline passes while it is in the
+// queue (at the latest just before it is handed out). Both are posted, dispatched in a
+// microtask after the call that made them. Nobody listening costs one check per hand-out.
+// While an `expired` listener is attached the timer also wakes for the earliest deadline not
+// yet seen expired, and each such wake-up walks the items due: O(d log d) for d due items.
 
+import { Emitter, POST } from "./events.js";
 import { Slots } from "./slots.js";
 import { Timeline } from "./timeline.js";
 import { Deadlines } from "./wasm.js";
@@ -92,7 +100,7 @@ const forgotten = new FinalizationRegistry((ref) => live.delete(ref));
  * A delay queue: items come out in deadline order once their delay has expired.
  * See README.md for the API table and its mapping to java.util.concurrent.DelayQueue.
  */
-export class DelayQueue {
+export class DelayQueue extends Emitter {
   #tl;
   /** Waiting take() calls, in call order. */
   #takers;
@@ -102,11 +110,14 @@ export class DelayQueue {
   #timed = new Slots();
   #capacity;
   #ref;
+  /** Whether a `delivered` listener is attached. */
+  #delivering = false;
 
   /**
    * @param {{capacity?: number, keepAlive?: boolean, clock?: () => number}} [opts]
    */
   constructor(opts) {
+    super((type, on) => this.#listening(type, on));
     const o = options(opts, "options", QUEUE_OPTIONS, "DelayQueue");
     const { capacity = Infinity, keepAlive = true, clock } = o;
     checkCapacity(capacity, Deadlines.maxItems());
@@ -216,7 +227,9 @@ export class DelayQueue {
       slots.put(h, vs[i]);
       out[i] = h;
     }
+    if (tl.watching) tl.expiryAt = -Infinity; // look at the next wake-up
     if (this.#takers.size !== 0) this.#serve(now);
+    else if (tl.watching) this.#watch();
     return out;
   }
 
@@ -253,6 +266,7 @@ export class DelayQueue {
       }
     }
     if (this.#takers.size !== 0) this.#serve(now);
+    else if (tl.watching) this.#watch();
     return out;
   }
 
@@ -292,11 +306,14 @@ export class DelayQueue {
       if (present !== undefined) {
         tl.replace(present, value, deadline);
         if (this.#takers.size !== 0) this.#serve(now);
+        else if (tl.watching) this.#watch();
         return present;
       }
     }
     const h = tl.offer(value, deadline, id);
-    if (h !== null && this.#takers.size !== 0) {
+    if (h !== null && this.#takers.size === 0) {
+      if (tl.watching) this.#watch();
+    } else if (h !== null) {
       if (deadline <= now) {
         this.#serve(now);
       } else {
@@ -369,7 +386,7 @@ export class DelayQueue {
       slot = d.poll(tl.clock.now());
       if (slot < 0) return undefined;
     }
-    const value = tl.values.take(slot);
+    const value = this.#delivering || tl.watching ? this.#takeOut(slot, tl.clock.now()) : tl.values.take(slot);
     this.#changed();
     return value;
   }
@@ -405,7 +422,7 @@ export class DelayQueue {
         const slot = d.takeDue(now);
         if (slot >= 0) {
           this.#takers.remove(taker);
-          this.#hand(taker, tl.values.take(slot));
+          this.#hand(taker, this.#takeOut(slot, now));
           if (this.#putters.size !== 0) this.#serve(now);
           return;
         }
@@ -468,8 +485,9 @@ export class DelayQueue {
     if (h === undefined) return false;
     const tl = this.#tl;
     const now = tl.clock.now();
-    const moved = tl.open().reschedule(h, now + delayMs);
+    const moved = tl.reschedule(h, now + delayMs);
     if (moved && this.#takers.size !== 0) this.#serve(now);
+    else if (moved && tl.watching) this.#watch();
     return moved;
   }
 
@@ -495,10 +513,22 @@ export class DelayQueue {
     if (!(max >= 0) || (max !== Infinity && !Number.isInteger(max)))
       throw new RangeError(`max must be a non-negative integer or Infinity, got ${max}`);
     const tl = this.#tl;
-    const slots = tl.open().drain(tl.clock.now(), max);
-    const values = tl.values;
-    const out = new Array(slots.length);
-    for (let i = 0; i < slots.length; i++) out[i] = values.take(slots[i]);
+    const d = tl.open();
+    const now = tl.clock.now();
+    let out;
+    if (this.#telling) {
+      // One item at a time, for each one's lateness.
+      out = [];
+      for (let slot = d.poll(now); slot >= 0 && out.length < max; ) {
+        out.push(this.#takeOut(slot, now));
+        if (out.length < max) slot = d.poll(now);
+      }
+    } else {
+      const slots = d.drain(now, max);
+      const values = tl.values;
+      out = new Array(slots.length);
+      for (let i = 0; i < slots.length; i++) out[i] = values.take(slots[i]);
+    }
     if (out.length !== 0) this.#changed();
     return out;
   }
@@ -598,7 +628,67 @@ export class DelayQueue {
     if (tl.deadlines === null) return;
     const now = tl.clock.now();
     tl.deadlines.fired(now);
+    if (tl.watching && now >= tl.expiryAt) this.#seeExpired(now);
     this.#serve(now);
+  }
+
+  /** Whether anyone hears `delivered` or `expired` (then hand-outs go through #takeOut): two field reads. */
+  get #telling() {
+    return this.#delivering || this.#tl.watching;
+  }
+
+  /**
+   * The value in a slot the binding just handed out at `now`, taken from the slot table,
+   * with its events posted: `expired` first if it was not seen expired yet, then `delivered`.
+   */
+  #takeOut(slot, now) {
+    const tl = this.#tl;
+    const values = tl.values;
+    if (tl.watching && !values.marked(slot)) this[POST]("expired", { id: values.idOf(slot), value: values.get(slot) });
+    if (this.#delivering) {
+      const lateness = Math.max(0, now - /** @type {Deadlines} */ (tl.deadlines).lastDeadline);
+      this[POST]("delivered", { id: values.idOf(slot), value: values.get(slot), lateness });
+    }
+    return values.take(slot);
+  }
+
+  /** Posts `expired` for each item due by `now` not seen expired yet, and notes when to look again. */
+  #seeExpired(now) {
+    const tl = this.#tl;
+    const d = /** @type {Deadlines} */ (tl.deadlines);
+    const values = tl.values;
+    const slots = d.expiredSlots(now);
+    for (let i = 0; i < slots.length; i++) {
+      const slot = slots[i];
+      if (values.marked(slot)) continue;
+      values.mark(slot);
+      this[POST]("expired", { id: values.idOf(slot), value: values.get(slot) });
+    }
+    tl.expiryAt = d.nextAfterExpired;
+  }
+
+  /** Re-arms the timer for what `expired` waits for, when no take waits (a refusal waits for the next change). */
+  #watch() {
+    try {
+      this.#tl.sync(false);
+    } catch {
+      // The host refused the timer: the next change re-arms it.
+    }
+  }
+
+  /** The first `expired` listener makes the timer wake for deadlines; the last one leaving stops it. */
+  #listening(type, on) {
+    if (type === "delivered") this.#delivering = on;
+    if (type !== "expired") return;
+    const tl = this.#tl;
+    tl.watching = on;
+    tl.expiryAt = on ? -Infinity : Infinity;
+    if (tl.deadlines === null) return;
+    try {
+      tl.sync(this.#takers.size !== 0);
+    } catch {
+      // The host refused the timer: the next change re-arms it.
+    }
   }
 
   /** After a removal: room for waiting puts, and perhaps a later head for the timer. */
@@ -620,7 +710,7 @@ export class DelayQueue {
       while (d !== null && takers.size !== 0) {
         const slot = d.takeDue(now);
         if (slot < 0) break;
-        this.#hand(takers.shift(), tl.values.take(slot));
+        this.#hand(takers.shift(), this.#telling ? this.#takeOut(slot, now) : tl.values.take(slot));
         d = tl.deadlines; // a then getter read while handing out may have closed the queue
       }
       if (d === null) return;

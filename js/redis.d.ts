@@ -9,7 +9,7 @@
  * @module tarry-queue/redis
  */
 
-import type { AbortSignalLike } from "./tarry.js";
+import type { AbortSignalLike, DurableEngineEvents, ItemInfo, Page, PageOptions, QueueEvents } from "./tarry.js";
 
 /** JSON data: what an item's value may be. */
 export type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
@@ -60,6 +60,12 @@ export interface RedisDelayQueueOptions {
   commandTimeout?: number;
   /** Errors no call can report (background wake-ups, lease extension, connection errors). Default: console.error. */
   onerror?: (error: unknown) => void;
+  /**
+   * The queue's events are those of every process (each once, in the order Redis ran them,
+   * read from a capped stream that the scripts fill while some process observes), instead
+   * of this process's own. Default false.
+   */
+  observe?: boolean;
 }
 
 /** What an offer does when its id names an item already present (pending, in flight or dead). */
@@ -90,6 +96,8 @@ export interface RedisJob<T extends Jsonable<T> = Json> {
   readonly deadline: number;
   /** 1 for the first delivery, 2 after one nack or expired lease, ... */
   readonly attempt: number;
+  /** For an occurrence of a schedule, the schedule's id (then `deadline` is its due time); undefined for any other item. */
+  readonly schedule: string | undefined;
   /** Done: the item is removed. False if this delivery had lost its lease (then nothing changes). */
   ack(): Promise<boolean>;
   /** Not done: back after delayMs (default 0), or to the dead letters after the last attempt. False if the lease was lost. */
@@ -97,6 +105,43 @@ export interface RedisJob<T extends Jsonable<T> = Json> {
   /** Keeps the lease ms more from now (default: visibilityTimeout). False if it was lost. */
   extend(ms?: number): Promise<boolean>;
 }
+
+/** A schedule's rule: a fixed rate (`every` ms), or a cron expression in an IANA time zone (default "UTC"). */
+export type ScheduleRule =
+  | { every: number; cron?: undefined; timezone?: undefined }
+  | { cron: string; timezone?: string; every?: undefined };
+
+/** Options of `schedule()`: docs/schedules.md has the rules. */
+export interface RedisScheduleOptions {
+  /** What runs when the schedule fell behind: "one" (default) the latest missed occurrence, "all" each, "none" none. */
+  catchUp?: "one" | "all" | "none";
+  /** false (default): an occurrence that comes due while the previous run is in flight is skipped and counted. */
+  overlap?: boolean;
+  /** every: the first occurrence (default one period from now; one in the past sets the phase). cron: no occurrence before it. */
+  start?: number | Date;
+}
+
+/** A schedule, as `schedule()` and `schedules()` give it. Times are epoch ms. */
+export type ScheduleInfo<T = Json> = (
+  | { every: number; cron?: undefined }
+  | { cron: string; timezone: string; every?: undefined }
+) & {
+  id: string;
+  /** every: its first occurrence (the phase); cron: the start given, or undefined. */
+  start: number | undefined;
+  catchUp: "one" | "all" | "none";
+  overlap: boolean;
+  /** What each occurrence carries as its value. */
+  value: T;
+  /** The due time of its pending occurrence; undefined when its rule has no more. */
+  nextRun: number | undefined;
+  /** The due time of the latest occurrence handed out, or undefined. */
+  lastRun: number | undefined;
+  /** Occurrences handed out so far. */
+  runs: number;
+  /** Occurrences skipped because the previous run was still in flight (overlap: false). */
+  skipped: number;
+};
 
 export interface DeadLetter<T extends Jsonable<T> = Json> {
   id: string;
@@ -141,6 +186,20 @@ export interface RedisQueueStats {
   latenessP50: number;
   latenessP99: number;
   latenessMax: number;
+  /** Whether pause() stopped deliveries (for every process). */
+  paused: boolean;
+  /** Every process's figures, kept in Redis: deliveries and outcomes, and their lateness (ms). */
+  all: {
+    delivered: number;
+    acked: number;
+    nacked: number;
+    /** Leases that expired, their items back in the queue. */
+    redelivered: number;
+    dead: number;
+    latenessP50: number;
+    latenessP99: number;
+    latenessMax: number;
+  };
 }
 
 export interface RedisWorker {
@@ -162,8 +221,14 @@ export declare class RedisDelayQueue<T extends Jsonable<T> = Json> {
     dead: string;
     seq: string;
     reasons: string;
+    meta: string;
+    events: string;
+    observed: string;
+    schedules: string;
     channel: string;
   };
+  /** The queue's name. */
+  readonly name: string;
   /** Offers value due delayMs after this call; resolves with its id once Redis has it. */
   offer(value: T, delayMs: number, options?: OfferOptions): Promise<string>;
   /** Offers value due at a wall-clock time, as the server's clock tells it. */
@@ -191,25 +256,53 @@ export declare class RedisDelayQueue<T extends Jsonable<T> = Json> {
   ): RedisWorker;
   /**
    * A page of the items that ran out of attempts (or could not be read), in order of death;
-   * pass `next` back as `after` (undefined: the last page). Limit 1-1000, default 100.
+   * pass `next` back as `after` (undefined: the last page). O(log n + limit) whatever the page.
    */
-  deadLetters(options?: {
-    limit?: number;
-    after?: string;
-  }): Promise<{ items: DeadLetter<T>[]; next: string | undefined }>;
+  deadLetters(options?: PageOptions): Promise<Page<DeadLetter<T>>>;
+  /** What the queue holds under `id` (in flight: with `leaseExpiry`; dead: `reason`, `diedAt`), or undefined. */
+  get(id: string): Promise<ItemInfo<T> | undefined>;
+  /** A page of pending items in deadline order (FIFO among ties); O(log n + limit) whatever the page. */
+  pending(options?: PageOptions): Promise<Page<ItemInfo<T>>>;
+  /** A page of the items in flight, by lease expiry. */
+  inFlight(options?: PageOptions): Promise<Page<ItemInfo<T>>>;
+  /** Stops deliveries for every process (offers still land): true if it was running. */
+  pause(): Promise<boolean>;
+  /** Lets deliveries run again, for every process: true if it was paused. */
+  resume(): Promise<boolean>;
   /** A dead letter back into the queue, due now, attempts reset: true if it was dead. */
   retryDead(id: string): Promise<boolean>;
+  /**
+   * Creates the schedule `id`, or updates it (its chain goes on when its rule is the same):
+   * each occurrence is an item with `value`, taken like any other, with `job.schedule` = `id`
+   * and `job.deadline` = its due time. Resolves with the schedule.
+   */
+  schedule(id: string, rule: ScheduleRule, value: T, options?: RedisScheduleOptions): Promise<ScheduleInfo<T>>;
+  /** Removes a schedule and its pending occurrence (a run in flight finishes): true if there was one. */
+  unschedule(id: string): Promise<boolean>;
+  /** Every schedule of the queue, by id. */
+  schedules(): Promise<ScheduleInfo<T>[]>;
   /** Removes a dead letter: true if it was dead. */
   deleteDead(id: string): Promise<boolean>;
   /** Removes the dead letters that died at least `olderThan` ms ago by the server's clock (default 0: all); resolves to how many. */
   purgeDead(options?: { olderThan?: number }): Promise<number>;
-  /** Removes every item: pending, in flight and dead. */
+  /** Removes every item (pending, in flight and dead) and every schedule. */
   clear(): Promise<void>;
   /** Rejects waiting takes, lets process() handlers finish, closes the connections it opened. */
   close(): Promise<void>;
   /** close(), for `await using queue = new RedisDelayQueue(...)`. */
   [Symbol.asyncDispose](): Promise<void>;
 }
+
+/**
+ * A RedisDelayQueue is an EventTarget: delivered, acked, nacked, redelivered (a lease expired
+ * and the item came back), dead, error, paused and resumed; `released` (a delivery no take
+ * received went back) with `observe: true`. By default the events of this process (its
+ * deliveries and their outcomes, the leases its take script put back, pause and resume as its
+ * consumer hears them); with `observe: true` those of every process.
+ */
+// biome-ignore lint/correctness/noUnusedVariables: merged with the class, whose type parameters it must repeat
+export interface RedisDelayQueue<T extends Jsonable<T> = Json>
+  extends QueueEvents<DurableEngineEvents & { released: { id: string } }> {}
 
 /** What a closed queue's methods throw and its waiting takes reject with: the class tarry-queue exports. */
 export { ClosedError } from "./tarry.js";

@@ -13,6 +13,17 @@
 //   so an ack from a delivery whose lease was lost changes nothing and returns false
 //   (js/redis/job.js).
 //
+// Inspection (get, pending and inFlight pages, counts in stats) reads Redis in one script
+// each, O(log n + limit) whatever the page (js/redis/inspect.js reads the replies). pause()
+// and resume() set a flag the take script honours and tell every consumer on the channel.
+//
+// Events (an EventTarget, ../events.js): by default, what this process does and sees
+// (js/redis/consumer.js). With `observe: true`, the events of every process instead, each
+// once and in order, read from a capped stream the scripts append to while some process
+// observes (js/redis/observer.js). Metrics go to OpenTelemetry when the application
+// registered a MeterProvider (../metrics.js). Nobody listening and no provider cost one
+// check per event.
+//
 // This file is the public class: arguments checked (js/redis/options.js and ../arguments.js)
 // before anything is sent, then one script per call. The client is ioredis (an optional peer
 // dependency), loaded only when this module is given a URL rather than a client. The
@@ -21,6 +32,10 @@
 import { randomUUID } from "node:crypto";
 import { checkId, checkMs, checkSignal, checkTimeout, describe, isRevoked, options } from "./arguments.js";
 import { ClosedError } from "./errors.js";
+import { EMIT, Emitter, HEARD } from "./events.js";
+import { Meters } from "./metrics.js";
+import { allFigures, infoOf, inFlightCursor, pageOptions, pendingCursor } from "./redis/inspect.js";
+import { Observer } from "./redis/observer.js";
 import { jsonText } from "./json.js";
 import { moment } from "./redis/clock.js";
 import { Connection } from "./redis/connection.js";
@@ -33,8 +48,11 @@ import {
   checkIfExists,
   checkLimit,
   cursorOf,
+  JSON_RULES,
   queueOptions,
 } from "./redis/options.js";
+import { checkScheduleId } from "./schedule/spec.js";
+import { RedisSchedules } from "./redis/schedules.js";
 import { SCRIPTS } from "./redis/scripts.js";
 
 export { ClosedError } from "./errors.js";
@@ -49,12 +67,6 @@ const PURGE_BATCH = 1000;
 const PAGE = 100;
 
 /**
- * Values cross processes as JSON text: what JSON.stringify would silently change or refuse is
- * refused, and so is nesting deeper than it can be relied on to write (it recurses).
- */
-const JSON_RULES = { omitUndefined: false, maxDepth: 1000 };
-
-/**
  * An offer, checked: its id, what it does when that id is present, how its deadline is given
  * ("d" a delay from its call, "a" an absolute deadline), that delay or deadline, the value's
  * JSON text, and when it was called.
@@ -62,8 +74,12 @@ const JSON_RULES = { omitUndefined: false, maxDepth: 1000 };
  */
 
 /** A Redis-backed delay queue shared by every process that opens the same `name`. */
-export class RedisDelayQueue {
+export class RedisDelayQueue extends Emitter {
   #options;
+  /** @type {Meters} */
+  #meters;
+  /** @type {Observer | null} the events of every process, when observing */
+  #observer = null;
   /** @type {string[]} */
   #keys;
   #channel;
@@ -73,6 +89,8 @@ export class RedisDelayQueue {
   #closing = null;
   /** The offers made in one turn, gathered: one script per 500 items (each script atomic). */
   #offers;
+  /** schedule(), unschedule(), schedules(), and the cron part of their chains (js/redis/schedules.js). */
+  #schedules;
 
   /**
    * @param {object} opts
@@ -87,13 +105,22 @@ export class RedisDelayQueue {
    * @param {(error: unknown) => void} [opts.onerror] errors no call can report (background wake-ups, lease extension)
    */
   constructor(opts) {
+    super((_type, on) => {
+      if (on) this.#observer?.start();
+    });
     const o = queueOptions(opts);
+    const observe = o.observe;
     this.#options = o;
     const { list, channel } = keysOf(o.prefix, o.name);
     this.#keys = list;
     this.#channel = channel;
     this.#conn = new Connection(o.redis, list, channel, o);
-    this.#consumer = new Consumer(this.#conn, o, channel);
+    this.#schedules = new RedisSchedules(this.#conn, channel);
+    const tell = observe ? () => {} : (type, detail) => this.#tell(type, detail);
+    this.#consumer = new Consumer(this.#conn, o, channel, tell, this.#schedules);
+    this.#meters = new Meters("redis", o.name, () => this.#counts());
+    if (observe)
+      this.#observer = new Observer(this.#conn, list, (type, detail) => this.#tell(type, () => detail), o.onerror);
     this.#offers = this.#conn.batcher(SCRIPTS.offer, OFFER_BATCH, (/** @type {Offer[]} */ items) =>
       this.#sendOffers(items),
     );
@@ -101,8 +128,35 @@ export class RedisDelayQueue {
 
   /** The queue's keys (all under one hash tag) and its pub/sub channel. */
   get keys() {
-    const [items, pending, leased, dead, seq, reasons] = this.#keys;
-    return { items, pending, leased, dead, seq, reasons, channel: this.#channel };
+    const [items, pending, leased, dead, seq, reasons, meta, events, observed, schedules] = this.#keys;
+    return { items, pending, leased, dead, seq, reasons, meta, events, observed, schedules, channel: this.#channel };
+  }
+
+  /** The queue's name, as the constructor was given it. */
+  get name() {
+    return this.#options.name;
+  }
+
+  /**
+   * Dispatches an event (its detail made only when someone listens) and records it in the
+   * metrics when a MeterProvider is registered.
+   * @param {string} type
+   * @param {() => object} detail
+   */
+  #tell(type, detail) {
+    const heard = this[HEARD](type);
+    const meters = this.#meters;
+    const on = meters.on;
+    if (!heard && !on) return;
+    const d = detail();
+    if (heard) this[EMIT](type, d);
+    if (on) meters.record(type, d);
+  }
+
+  /** Counts by state, for the metrics' gauges. */
+  async #counts() {
+    const { pending, inFlight, dead } = await this.#conn.run(SCRIPTS.stats, undefined);
+    return { pending, inFlight, dead };
   }
 
   // --- producing ------------------------------------------------------------------------
@@ -271,9 +325,75 @@ export class RedisDelayQueue {
    */
   async stats() {
     this.#open();
-    const { now, pending, inFlight, dead, head } = await this.#conn.run(SCRIPTS.stats, undefined);
+    const { now, pending, inFlight, dead, head, meta } = await this.#conn.run(SCRIPTS.stats, undefined);
     const headDelay = head === Number.POSITIVE_INFINITY ? undefined : head - now;
-    return { pending, inFlight, dead, headDelay, ...this.#consumer.figures() };
+    const paused = meta.paused !== undefined;
+    return { pending, inFlight, dead, paused, headDelay, ...this.#consumer.figures(), all: allFigures(meta) };
+  }
+
+  // --- inspecting -----------------------------------------------------------------------
+
+  /**
+   * What the queue holds under `id`: `{ id, state, value, deadline, attempt }`, with
+   * `leaseExpiry` in flight and `reason` and `diedAt` dead; undefined when nothing is there.
+   * @param {string} id
+   */
+  async get(id) {
+    checkId(id, "id");
+    this.#open();
+    const r = await this.#conn.run(SCRIPTS.get, { id });
+    return r === undefined ? undefined : infoOf({ id, ...r });
+  }
+
+  /**
+   * A page of pending items in deadline order (FIFO among ties): `{ items, next }`; pass
+   * `next` back as `after` for the next page (undefined: none). `limit` 1 to 1000, default
+   * 100. One script, O(log n + limit) whatever the page.
+   * @param {{ limit?: number, after?: string }} [opts]
+   */
+  async pending(opts) {
+    const { limit, after } = pageOptions(opts, "pending");
+    this.#open();
+    const params = { limit, after: /** @type {{ deadline: string, seq: string } | undefined} */ (after) };
+    const { more, items } = await this.#conn.run(SCRIPTS.pending, params);
+    const last = items[items.length - 1];
+    return {
+      items: items.map((r) => infoOf({ ...r, state: "p" })),
+      next: more && last ? pendingCursor(last) : undefined,
+    };
+  }
+
+  /**
+   * A page of the items handed out and not yet acked, by lease expiry: `{ items, next }`,
+   * each with its `leaseExpiry`. Options as pending().
+   * @param {{ limit?: number, after?: string }} [opts]
+   */
+  async inFlight(opts) {
+    const { limit, after } = pageOptions(opts, "inFlight");
+    this.#open();
+    const params = { limit, after: /** @type {{ expiry: string, id: string } | undefined} */ (after) };
+    const { more, items } = await this.#conn.run(SCRIPTS.inFlight, params);
+    const last = items[items.length - 1];
+    return {
+      items: items.map((r) => infoOf({ ...r, state: "l", leaseExpiry: r.expiry })),
+      next: more && last ? inFlightCursor(last) : undefined,
+    };
+  }
+
+  /**
+   * Stops deliveries, for every process: the take script hands nothing out while the queue is
+   * paused, and every consumer hears it at once on the queue's channel. Offers still land.
+   * Resolves true if it was running.
+   */
+  async pause() {
+    this.#open();
+    return this.#conn.run(SCRIPTS.pause, { channel: this.#channel });
+  }
+
+  /** Lets deliveries run again, for every process. Resolves true if it was paused. */
+  async resume() {
+    this.#open();
+    return this.#conn.run(SCRIPTS.resume, { channel: this.#channel });
   }
 
   /**
@@ -345,6 +465,45 @@ export class RedisDelayQueue {
   async clear() {
     this.#open();
     await this.#conn.run(SCRIPTS.clear, undefined);
+  }
+
+  // --- schedules (js/redis/schedules.js; docs/schedules.md) ------------------------------
+
+  /**
+   * Creates the schedule `id`, or updates it: `{ every }` (ms, a fixed rate) or `{ cron,
+   * timezone }`, each occurrence an item with `value`, taken like any other (`job.schedule` =
+   * `id`, `job.deadline` = its due time). Options: `catchUp` ("one", "all", "none"),
+   * `overlap` (default false), `start`. Resolves with the schedule, as schedules() lists it.
+   * @param {string} id
+   * @param {{ every: number } | { cron: string, timezone?: string }} rule
+   * @param {unknown} value
+   * @param {{ catchUp?: "one" | "all" | "none", overlap?: boolean, start?: number | Date }} [opts]
+   */
+  async schedule(id, rule, value, opts) {
+    const checked = await this.#schedules.check(id, rule, value, opts);
+    this.#open();
+    return this.#schedules.schedule(checked);
+  }
+
+  /**
+   * Removes the schedule `id` and its pending occurrence (a run in flight finishes). Resolves
+   * true if there was one.
+   * @param {string} id
+   * @returns {Promise<boolean>}
+   */
+  async unschedule(id) {
+    checkScheduleId(id);
+    this.#open();
+    return this.#schedules.unschedule(id);
+  }
+
+  /**
+   * Every schedule of the queue, by id: `{ id, every | cron, timezone, start, catchUp,
+   * overlap, value, nextRun, lastRun, runs, skipped }` (times epoch ms, undefined for none).
+   */
+  async schedules() {
+    this.#open();
+    return this.#schedules.list();
   }
 
   // --- consuming ------------------------------------------------------------------------
@@ -421,8 +580,10 @@ export class RedisDelayQueue {
   /** @returns {Promise<void>} */
   close() {
     if (this.#closing) return this.#closing;
+    this.#meters.close();
     this.#closing = (async () => {
       await this.#consumer.close();
+      await this.#observer?.close();
       await this.#conn.close();
       this.#consumer.closed();
     })();

@@ -27,7 +27,15 @@
 // hundred bytes in Node (README ## Performance measures both). An occurrence costs its
 // rule's `next` (O(1) for every; croner's walk for cron) and O(log n); the wall-clock
 // check O(1) a second, and O(s log n) for s schedules when the clocks moved apart.
+//
+// Events (an EventTarget, events.js), posted in a microtask after the wake-up that made them:
+// `delivered` { lateness } as a one-off callback runs; `occurrence` { schedule, due,
+// lateness } as a schedule's occurrence runs; `skipped` { schedule, due, reason } when one
+// does not: "overlap" (the previous run was still running) or "missed" (the schedule fell
+// behind and its catchUp skips occurrences: one event, `due` the first one skipped).
+// Nobody listening costs one check per callback.
 
+import { Emitter, HEARD, POST } from "./events.js";
 import { Timeline } from "./timeline.js";
 import { checkBoolean, checkClock, checkHandle, checkMs, describe, epochOf, options } from "./arguments.js";
 import {
@@ -95,6 +103,10 @@ class Recurrence {
   skipped = 0;
   /** The due time of the latest run (epoch ms), or undefined. */
   lastRun = undefined;
+  /** When the latest run began (Date.now()). */
+  began = Number.NEGATIVE_INFINITY;
+  /** Whether the pending occurrence (due, no item) waits for the running run to end (overlap false, catchUp "all"). */
+  waiting = false;
   /** @type {Schedule} */
   schedule;
 
@@ -185,7 +197,7 @@ export class Schedule {
  * s.schedule((name) => console.log(`hello ${name}`), 100, "ada");
  * s.every(60_000, (due) => console.log("a minute passed", due));
  */
-export class Scheduler {
+export class Scheduler extends Emitter {
   #tl;
   /** While a wake-up runs, the time it began; NaN otherwise. */
   #wakeStart = NaN;
@@ -219,6 +231,7 @@ export class Scheduler {
    * the `cron` export of tarry-queue/cron, which `cron()` needs.
    */
   constructor(opts) {
+    super();
     const o = options(opts, "options", ["keepAlive", "onerror", "clock", "cron"], "Scheduler");
     const { keepAlive = true, onerror = null, clock, cron = null } = o;
     checkBoolean(keepAlive, "options.keepAlive");
@@ -442,6 +455,7 @@ export class Scheduler {
 
   /** Takes an active schedule's item off the timeline. */
   #unplace(r) {
+    r.waiting = false;
     if (!this.#active.delete(r)) return;
     if (r.handle !== 0) this.#tl.cancel(r.handle);
     r.handle = 0;
@@ -534,7 +548,10 @@ export class Scheduler {
       for (let slot = d.takeDue(now); slot >= 0; slot = d.takeDue(now)) {
         const job = tl.values.take(slot);
         if (job instanceof Recurrence) this.#occur(job);
-        else this.#run(job);
+        else {
+          if (this[HEARD]("delivered")) this[POST]("delivered", { lateness: Math.max(0, now - d.lastDeadline) });
+          this.#run(job);
+        }
         d = tl.deadlines;
         if (d === null) return; // a callback closed the scheduler
       }
@@ -556,6 +573,15 @@ export class Scheduler {
       return;
     }
     const { run, next } = catchUp(r.rule, r.due, wall, r.catchUp);
+    if (run !== undefined && r.running > 0 && !r.overlap && run <= r.began) {
+      // Missed before the running run began (a catch-up "all"): not an overrun, so not
+      // skipped; it waits for that run to end (#settled places it again).
+      r.waiting = true;
+      return;
+    }
+    if (run !== r.due && this[HEARD]("skipped")) {
+      this[POST]("skipped", { schedule: r.schedule.id, due: r.due, reason: "missed" });
+    }
     if (next === undefined) {
       this.#end(r, "ended");
     } else {
@@ -568,10 +594,15 @@ export class Scheduler {
   #runOccurrence(r, due) {
     if (r.running > 0 && !r.overlap) {
       r.skipped++;
+      if (this[HEARD]("skipped")) this[POST]("skipped", { schedule: r.schedule.id, due, reason: "overlap" });
       return;
     }
     r.runs++;
     r.lastRun = due;
+    r.began = Date.now();
+    if (this[HEARD]("occurrence")) {
+      this[POST]("occurrence", { schedule: r.schedule.id, due, lateness: Math.max(0, Date.now() - due) });
+    }
     let result;
     try {
       result = r.fn(new Date(due));
@@ -587,6 +618,7 @@ export class Scheduler {
       if (settled) return;
       settled = true;
       r.running--;
+      if (r.running === 0 && r.waiting) this.#release(r);
     };
     try {
       then.call(
@@ -601,6 +633,14 @@ export class Scheduler {
       done();
       this.#fail(e);
     }
+  }
+
+  /** The run an occurrence waited for has ended: it is due now (on the next wake-up). */
+  #release(r) {
+    r.waiting = false;
+    if (r.state !== "active" || this.#tl.deadlines === null) return;
+    this.#place(r);
+    this.#rearm();
   }
 
   #run(job) {

@@ -7,6 +7,9 @@
 // cancelled, cleared) leaves the Map too. A queue whose items have no ids pays one null
 // check per removal, nothing per item.
 //
+// And marks: which items a DelayQueue has seen expired (for its `expired` events), made on
+// the first mark, cleared as an item leaves its slot or gets a new value.
+//
 // A handle's low bits are its slot; the binding says which bits (`Deadlines.slotMask`, from
 // the handle layout in src/heap.rs). This module is the only JS that knows it. JS names an
 // item to the binding by handle; the binding hands items out by slot (a small integer, so
@@ -31,6 +34,8 @@ export class Slots {
    * @type {Map<string, number> | null}
    */
   #handles = null;
+  /** marks[slot] is true once the live item in that slot was seen expired; null until the first mark. @type {(true | undefined)[] | null} */
+  #marks = null;
 
   constructor() {
     if (mask === 0) mask = Deadlines.slotMask();
@@ -39,6 +44,7 @@ export class Slots {
   /** Keeps `value` for a handle the binding just gave out. */
   put(handle, value) {
     this.#values[handle & mask] = value;
+    if (this.#marks !== null) this.#marks[handle & mask] = undefined;
   }
 
   /** The value of a live item, by its handle. */
@@ -52,6 +58,7 @@ export class Slots {
     const value = this.#values[slot];
     this.#values[slot] = undefined;
     if (this.#ids !== null) this.#unname(slot);
+    if (this.#marks !== null) this.#marks[slot] = undefined;
     return value;
   }
 
@@ -65,7 +72,24 @@ export class Slots {
     const value = this.#values[slot];
     this.#values[slot] = undefined;
     if (this.#ids !== null) this.#unname(slot);
+    if (this.#marks !== null) this.#marks[slot] = undefined;
     return value;
+  }
+
+  /** Marks the live item in a slot as seen expired (its `expired` event is out). */
+  mark(slot) {
+    this.#marks ??= [];
+    this.#marks[slot] = true;
+  }
+
+  /** Whether the live item in a slot is marked. */
+  marked(slot) {
+    return this.#marks !== null && this.#marks[slot] === true;
+  }
+
+  /** Unmarks a live item by its handle (its deadline moved). */
+  unmark(handle) {
+    if (this.#marks !== null) this.#marks[handle & mask] = undefined;
   }
 
   /** Names a live item that has no id yet with `id`, which no live item has. */
@@ -102,5 +126,6 @@ export class Slots {
     this.#values = [];
     this.#ids = null;
     this.#handles = null;
+    this.#marks = null;
   }
 }

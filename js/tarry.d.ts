@@ -57,6 +57,135 @@ export type WasmSource =
  */
 export declare function init(source?: WasmSource): Promise<void>;
 
+// ---- events and inspection: what every engine shares -------------------------------------
+
+/**
+ * An event a queue dispatches: a CustomEvent (the runtime's own) whose `detail` carries the
+ * data. Typed as the runtime's Event where the project's types declare one (lib "dom",
+ * @types/node, Deno).
+ */
+export type QueueEvent<D> = ([GlobalInstance<"Event">] extends [never]
+  ? { readonly type: string }
+  : GlobalInstance<"Event">) & { readonly detail: D };
+
+/** A listener of one kind of event: a function, or an object with handleEvent. */
+export type QueueListener<D> = ((event: QueueEvent<D>) => void) | { handleEvent(event: QueueEvent<D>): void };
+
+/** addEventListener's options, as EventTarget takes them. */
+export interface QueueListenerOptions {
+  capture?: boolean;
+  /** The listener leaves after its first event. */
+  once?: boolean;
+  passive?: boolean;
+  /** The listener leaves when the signal aborts. */
+  signal?: AbortSignalLike;
+}
+
+/**
+ * A queue is an EventTarget (the runtime's own); these are its methods, typed by the
+ * events it dispatches (`M`: each type's detail). Nobody listening costs nothing: a queue
+ * builds an event only for a type someone listens to.
+ */
+export interface QueueEvents<M> {
+  addEventListener<K extends keyof M & string>(
+    type: K,
+    listener: QueueListener<M[K]> | null,
+    options?: boolean | QueueListenerOptions,
+  ): void;
+  removeEventListener<K extends keyof M & string>(
+    type: K,
+    listener: QueueListener<M[K]> | null,
+    options?: boolean | { capture?: boolean },
+  ): void;
+  dispatchEvent(event: GlobalInstance<"Event">): boolean;
+  /**
+   * Calls `listener(detail, event)` for each event of `type`; returns the function that stops
+   * it. Options as addEventListener's (`once`, `signal`).
+   */
+  on<K extends keyof M & string>(
+    type: K,
+    listener: (detail: M[K], event: QueueEvent<M[K]>) => void,
+    options?: QueueListenerOptions,
+  ): () => void;
+}
+
+/** A DelayQueue's events, posted (dispatched in a microtask) after the call that made them. */
+export interface DelayQueueEvents<T = unknown> {
+  /** An item was handed out (take, poll, drain, for await): its id if it has one, its value, and how late (ms). */
+  delivered: { id: string | undefined; value: T; lateness: number };
+  /**
+   * An item's deadline passed while it was in the queue: once per item (again after a
+   * reschedule), at the latest just before it is handed out. While a listener is attached
+   * the queue's timer wakes for deadlines even when no take() waits.
+   */
+  expired: { id: string | undefined; value: T };
+}
+
+/** A Scheduler's events, posted after the wake-up that made them. */
+export interface SchedulerEvents {
+  /** A one-off callback ran, this late (ms). */
+  delivered: { lateness: number };
+  /** An occurrence of a schedule ran: the schedule's id, the occurrence's due time (epoch ms), how late. */
+  occurrence: { schedule: string; due: number; lateness: number };
+  /**
+   * An occurrence did not run: "overlap" (the previous run was still running, overlap:
+   * false), or "missed" (the schedule fell behind and its catchUp skips: one event for the
+   * run of skipped occurrences, `due` the first).
+   */
+  skipped: { schedule: string; due: number; reason: "overlap" | "missed" };
+}
+
+/** What a durable queue (Redis, Durable Objects) holds under an id, as get() and the pages show it. */
+export interface ItemInfo<T = unknown> {
+  id: string;
+  /** "pending": waiting, or due and not handed out; "inFlight": handed out, its outcome not stored; "dead": a dead letter. */
+  state: "pending" | "inFlight" | "dead";
+  value: T;
+  /** Epoch ms: when it is due (a dead letter's: its last delivery's). */
+  deadline: number;
+  /** Deliveries begun so far. */
+  attempt: number;
+  /** In flight, where leases are kept (Redis): when it comes back unless acked, epoch ms. */
+  leaseExpiry?: number;
+  /** Dead: the error its last delivery failed with. */
+  reason?: string;
+  /** Dead: when it died, epoch ms. */
+  diedAt?: number;
+  /** The schedule whose occurrence it is, if it is one. */
+  schedule?: string;
+}
+
+/** One page of a listing, and the cursor to pass back as `after` for the next (undefined: the last page). */
+export interface Page<I> {
+  items: I[];
+  next: string | undefined;
+}
+
+/** Which page: at most `limit` items (1 to 1000, default 100), after the cursor a page returned as `next`. */
+export interface PageOptions {
+  limit?: number;
+  after?: string;
+}
+
+/** The events of a durable queue (Redis, Durable Objects), dispatched once the change they tell is stored. */
+export interface DurableEngineEvents {
+  /** An item was handed to a consumer: its attempt (1 for the first), its deadline (epoch ms) and how late (ms). */
+  delivered: { id: string; attempt: number; deadline: number; lateness: number };
+  /** A handler finished: the item is done. */
+  acked: { id: string };
+  /** A handler failed and the item comes back `delayMs` later. */
+  nacked: { id: string; attempt: number; delayMs: number; reason: string };
+  /** An item is handed out again because its last delivery never finished (a lease expired, an object reset). */
+  redelivered: { id: string; attempt: number };
+  /** An item became a dead letter. */
+  dead: { id: string; reason: string };
+  /** Something failed under the consumer (storage, the connection); the consumer carries on or rejects. */
+  error: { error: unknown };
+  /** The queue was paused, or resumed (by this process or, on Redis, any). */
+  paused: Record<string, never>;
+  resumed: Record<string, never>;
+}
+
 /** What the methods of a closed queue or scheduler throw, and what its waiting calls reject with. */
 export declare class ClosedError extends Error {
   constructor(what: string);
@@ -177,7 +306,9 @@ export type OfferResult<Bounded extends boolean> = Bounded extends false ? Handl
  * `Bounded` is `false` for a queue built without `capacity` (offer() always gives a handle)
  * and `true` for one built with it (offer() gives null when full).
  */
-export interface DelayQueue<T = unknown, Bounded extends boolean = boolean> extends AsyncIterable<T> {
+export interface DelayQueue<T = unknown, Bounded extends boolean = boolean>
+  extends AsyncIterable<T>,
+    QueueEvents<DelayQueueEvents<T>> {
   /** Items in the queue, expired or not. */
   readonly size: number;
   /** Room left before offer() returns null; Infinity when unbounded. */
@@ -337,7 +468,8 @@ export interface ScheduleOptions {
   catchUp?: "one" | "all" | "none";
   /**
    * false (default): an occurrence that comes due while the previous run's promise is
-   * still pending is skipped and counted (`Schedule#skipped`); true: it runs.
+   * still pending is skipped and counted (`Schedule#skipped`), and a missed one that
+   * catchUp "all" runs waits for that run to end; true: it runs.
    */
   overlap?: boolean;
   /**
@@ -352,6 +484,9 @@ export interface CronScheduleOptions extends ScheduleOptions {
   /** The IANA time zone the expression is read in. Default: "UTC". */
   timezone?: string;
 }
+
+/** A Scheduler is an EventTarget: its events (`delivered`, `occurrence`, `skipped`). */
+export interface Scheduler extends QueueEvents<SchedulerEvents> {}
 
 /** A recurring schedule, as Scheduler#every and Scheduler#cron return it. */
 export interface Schedule {

@@ -30,6 +30,13 @@ export class Timeline {
   values = new Slots();
   clock;
   timer;
+  /**
+   * Whether a DelayQueue's `expired` events are heard; then `expiryAt` is the earliest
+   * deadline of an item not yet seen expired (-Infinity: look at the next wake-up), and the
+   * timer wakes for it too. Infinity while not watching.
+   */
+  watching = false;
+  expiryAt = Infinity;
   #what;
   #bounded;
 
@@ -74,6 +81,7 @@ export class Timeline {
     if (h < 0) return this.#refused(h);
     this.values.put(h, value);
     if (id !== undefined) this.values.name(h, id);
+    if (this.watching && deadline < this.expiryAt) this.expiryAt = deadline;
     return h;
   }
 
@@ -84,6 +92,17 @@ export class Timeline {
   replace(handle, value, deadline) {
     this.open().reschedule(handle, deadline);
     this.values.put(handle, value);
+    if (this.watching && deadline < this.expiryAt) this.expiryAt = deadline;
+  }
+
+  /** Moves the live item `handle` to `deadline`; false when it names none. Arms nothing. */
+  reschedule(handle, deadline) {
+    const moved = this.open().reschedule(handle, deadline);
+    if (moved && this.watching) {
+      this.values.unmark(handle);
+      if (deadline < this.expiryAt) this.expiryAt = deadline;
+    }
+    return moved;
   }
 
   #refused(refusal) {
@@ -108,7 +127,7 @@ export class Timeline {
 
   /** Arms the timer for the earliest deadline that can end a wait, or disarms it. */
   sync(waiting) {
-    this.timer.set(/** @type {Deadlines} */ (this.deadlines).wakeAt(waiting));
+    this.timer.set(Math.min(/** @type {Deadlines} */ (this.deadlines).wakeAt(waiting), this.expiryAt));
   }
 
   /**

@@ -13,6 +13,7 @@
  */
 
 export * from "./tarry.js";
+import type { DurableEngineEvents, ItemInfo, Page, PageOptions, QueueEvents } from "./tarry.js";
 
 /** The writes DurableDelayQueue makes inside one `storage.transaction()`: all or none. */
 export interface DurableQueueTransaction {
@@ -53,10 +54,12 @@ export type DurableOfferItem<T = unknown> = { value: T; id?: string; ifExists?: 
 );
 
 export interface DurableOpenOptions {
-  /** Prepended to the storage keys (`${prefix}item:<id>`, `${prefix}dead:<id>`, `${prefix}next`). Default "tarry:". */
+  /** Prepended to the storage keys (`${prefix}item:<id>`, `${prefix}dead:<id>`, `${prefix}sched:<id>`, `${prefix}next`). Default "tarry:". */
   prefix?: string;
   /** Deliveries before an item goes to the dead letters. Default 5. */
   maxAttempts?: number;
+  /** What metrics and the dashboard call the queue. Default "durable". */
+  name?: string;
 }
 
 /** One delivery of an item, as deliver() hands it to the handler. */
@@ -68,7 +71,46 @@ export interface DurableJob<T = unknown> {
   readonly deadline: number;
   /** 1 for the first delivery, 2 after one failure (or one that never finished), ... */
   readonly attempt: number;
+  /** For an occurrence of a schedule, the schedule's id (then `deadline` is its due time); undefined for any other item. */
+  readonly schedule: string | undefined;
 }
+
+/** A schedule's rule: a fixed rate (`every` ms), or a cron expression in an IANA time zone (default "UTC"). */
+export type DurableScheduleRule =
+  | { every: number; cron?: undefined; timezone?: undefined }
+  | { cron: string; timezone?: string; every?: undefined };
+
+/** Options of `schedule()`: docs/schedules.md has the rules. */
+export interface DurableScheduleOptions {
+  /** What runs when the schedule fell behind: "one" (default) the latest missed occurrence, "all" each, "none" none. */
+  catchUp?: "one" | "all" | "none";
+  /** Kept with the schedule; deliver() runs one handler at a time, so occurrences never overlap here. */
+  overlap?: boolean;
+  /** every: the first occurrence (default one period from now; one in the past sets the phase). cron: no occurrence before it. */
+  start?: number | Date;
+}
+
+/** A schedule, as `schedule()` and `schedules()` give it. Times are epoch ms. */
+export type DurableScheduleInfo<T = unknown> = (
+  | { every: number; cron?: undefined }
+  | { cron: string; timezone: string; every?: undefined }
+) & {
+  id: string;
+  /** every: its first occurrence (the phase); cron: the start given, or undefined. */
+  start: number | undefined;
+  catchUp: "one" | "all" | "none";
+  overlap: boolean;
+  /** A copy of what each occurrence carries as its value. */
+  value: T;
+  /** The due time of its pending occurrence; undefined when its rule has no more. */
+  nextRun: number | undefined;
+  /** The due time of the latest occurrence handed out, or undefined. */
+  lastRun: number | undefined;
+  /** Occurrences handed out so far. */
+  runs: number;
+  /** Occurrences skipped for overlap (always 0 here: deliver() runs one handler at a time). */
+  skipped: number;
+};
 
 export interface DurableDeliverOptions {
   /** Ms before an item whose handler threw comes back: a number, or (attempt, error) => ms. Default 1000. */
@@ -105,6 +147,8 @@ export interface DurableQueueStats {
   /** Items whose handler runs (0 or 1). */
   inFlight: number;
   dead: number;
+  /** Whether pause() stopped deliveries. */
+  paused: boolean;
   /** Ms until the head's deadline (negative when overdue), or undefined when none is pending. */
   headDelay: number | undefined;
   /** Since open(): deliver() calls, those that found nothing due while items were pending, deliveries, and deliveries after the first. */
@@ -128,6 +172,8 @@ export interface DurableQueueStats {
  */
 export declare class DurableDelayQueue<T = unknown> {
   private constructor();
+  /** The name open() was given (default "durable"): what metrics and the dashboard show. */
+  readonly name: string;
   /** Reads the queue back from storage and sets the alarm for its head; call in blockConcurrencyWhile. */
   static open<T = unknown>(storage: DurableQueueStorage, options?: DurableOpenOptions): Promise<DurableDelayQueue<T>>;
   /**
@@ -161,6 +207,16 @@ export declare class DurableDelayQueue<T = unknown> {
    * when storage fails. Overlapping calls run one after another.
    */
   deliver(handler: (value: T, job: DurableJob<T>) => unknown, options?: DurableDeliverOptions): Promise<number>;
+  /** What the queue holds under `id` (a copy), or undefined. */
+  get(id: string): Promise<ItemInfo<T> | undefined>;
+  /** A page of pending items in deadline order (FIFO among ties). O(log n + limit) whatever the page. */
+  pending(options?: PageOptions): Promise<Page<ItemInfo<T>>>;
+  /** The item whose handler runs, as a page (at most one: deliveries run one at a time). */
+  inFlight(options?: PageOptions): Promise<Page<ItemInfo<T>>>;
+  /** Stops deliveries (stored: it holds across restarts); offers still land. True if it was running. */
+  pause(): Promise<boolean>;
+  /** Lets deliveries run again and sets the alarm. True if it was paused. */
+  resume(): Promise<boolean>;
   /** A page of dead letters in order of death; pass `next` back as `after` (undefined: the last page). Limit 1-1000, default 100. */
   deadLetters(options?: {
     limit?: number;
@@ -172,7 +228,26 @@ export declare class DurableDelayQueue<T = unknown> {
   deleteDead(id: string): Promise<boolean>;
   /** Removes the dead letters that died at least `olderThan` ms ago (default 0: all); resolves to how many. */
   purgeDead(options?: { olderThan?: number }): Promise<number>;
+  /**
+   * Creates the schedule `id`, or updates it (its chain goes on when its rule is the same):
+   * each occurrence is an item with `value`, delivered like any other, with `job.schedule` =
+   * `id` and `job.deadline` = its due time. Resolves with the schedule.
+   */
+  schedule(
+    id: string,
+    rule: DurableScheduleRule,
+    value: T,
+    options?: DurableScheduleOptions,
+  ): Promise<DurableScheduleInfo<T>>;
+  /** Removes a schedule and its pending occurrence (a run in flight finishes): true if there was one. */
+  unschedule(id: string): Promise<boolean>;
+  /** Every schedule, by id. */
+  schedules(): Promise<DurableScheduleInfo<T>[]>;
   /** Refuses later calls; resolves when the calls and deliveries already made have finished. Storage and alarm stay. */
   close(): Promise<void>;
   [Symbol.asyncDispose](): Promise<void>;
 }
+
+/** A DurableDelayQueue is an EventTarget: delivered, acked, nacked, redelivered, dead, error, paused, resumed. */
+// biome-ignore lint/correctness/noUnusedVariables: merged with the class, whose type parameters it must repeat
+export interface DurableDelayQueue<T = unknown> extends QueueEvents<DurableEngineEvents> {}

@@ -2,7 +2,8 @@
 # Benchmarks tarry against its peers and measures its cost as the queue grows (`npm run
 # bench`, `npm run bench -- --full`); see bench/options.mjs for the options. The native
 # comparison with tokio-util is `cargo bench`. `npm run bench -- --loading`: what loading
-# the wasm costs (bench/loading/run.mjs); `-- --redis`: tarry-queue/redis (bench/redis/).
+# the wasm costs (bench/loading/run.mjs); `-- --redis`: tarry-queue/redis (bench/redis/);
+# `-- --events`: what events and metrics cost on the hot path (bench/events/).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source scripts/host-node.sh
@@ -15,6 +16,12 @@ if [ "${1:-}" = "--redis" ]; then
   exec node bench/redis/run.mjs "$@"
 fi
 bash scripts/build.sh --if-stale
+# What events and metrics cost on each engine's hot path (bench/events/run.mjs): a private Redis too.
+if [ "${1:-}" = "--events" ]; then
+  shift
+  bash scripts/setup-redis.sh
+  exec "${npm_node_execpath:-node}" bench/events/run.mjs "$@"
+fi
 # What loading costs (bytes, the first queue in Chromium, Node and Deno): bench/loading/run.mjs.
 if [ "${1:-}" = "--loading" ]; then
   shift

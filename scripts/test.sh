@@ -81,13 +81,13 @@ limit 300 node "${node_test[@]}" tests/fake-timers/sinon.test.mjs tests/fake-tim
 (cd tests/fake-timers && limit 300 node --experimental-vm-modules node_modules/jest/bin/jest.js --ci jest.test.mjs)
 (cd tests/fake-timers && limit 300 "../../$node24" node_modules/vitest/vitest.mjs run vitest.test.mjs)
 
-step "browser tests in headless Chromium: the demo, hidden tabs, a worker, the docs' browser blocks (playwright-core, node:test)"
+step "browser tests in headless Chromium: the demo, hidden tabs, a worker, the docs' browser blocks, the dashboard on a private Redis (playwright-core, node:test)"
 limit 600 node "${node_test[@]}" tests/browser/
 
 step "JS tests again under Node 24 ($($node24 --version), from the node24 devDependency)"
 limit 600 $node24 "${node_test[@]}" tests/js/*.test.mjs
 
-step "tarry-queue/redis on real Redis: its scripts' build, API, 3 workers + 1 producer, faults (kill -9, crash + AOF restart, SIGSTOP, dropped connections), a 3-master cluster"
+step "tarry-queue/redis on real Redis: its scripts' build, API, 3 workers + 1 producer, faults (kill -9, crash + AOF restart, SIGSTOP, dropped connections), a 3-master cluster, inspection of 10^6 items, pause and events across processes, the CLI"
 limit 600 node "${node_test[@]}" tests/redis/
 
 step "Deno tests ($(node_modules/.bin/deno --version | head -1), from the deno devDependency)"

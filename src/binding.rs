@@ -26,7 +26,7 @@ use serde::Serialize;
 use wasm_bindgen::prelude::*;
 
 use crate::heap::SLOT_BITS;
-use crate::{DelayQueue, Driver, Handle, ManualClock, Refusal, MAX_ITEMS};
+use crate::{DelayQueue, Driver, Handle, KeyRefusal, ManualClock, Order, Refusal, MAX_ITEMS, MAX_SEQ};
 
 /// Why an offer was refused, as `offer` returns it in place of a handle. Handles are at
 /// least 2²⁶, so a refusal is never read as one.
@@ -37,6 +37,10 @@ pub enum Refused {
     Full = -1,
     /// The deadline was NaN or infinite.
     NotFinite = -2,
+    /// [`DeadlineOrder`]: an item with this deadline and seq is present.
+    Present = -3,
+    /// [`DeadlineOrder`]: the seq was not a whole number from 0 to 2⁵³ − 1.
+    NotSeq = -4,
 }
 
 impl From<Refusal> for Refused {
@@ -44,6 +48,17 @@ impl From<Refusal> for Refused {
         match r {
             Refusal::Full => Refused::Full,
             Refusal::NotFinite => Refused::NotFinite,
+        }
+    }
+}
+
+impl From<KeyRefusal> for Refused {
+    fn from(r: KeyRefusal) -> Self {
+        match r {
+            KeyRefusal::Full => Refused::Full,
+            KeyRefusal::NotFinite => Refused::NotFinite,
+            KeyRefusal::Present => Refused::Present,
+            KeyRefusal::SeqTooLarge => Refused::NotSeq,
         }
     }
 }
@@ -70,6 +85,10 @@ pub struct Deadlines {
     clock: Rc<ManualClock>,
     driver: Driver<(), Rc<ManualClock>>,
     bounded: bool,
+    /// The deadline of the item handed out last (by `poll` or `takeDue`).
+    last_deadline: f64,
+    /// What the last `expiredSlots` found after the items it returned.
+    next_after_expired: f64,
 }
 
 /// A handle from JS, if it is one a queue could have given out.
@@ -98,7 +117,7 @@ impl Deadlines {
         let capacity = if bounded { capacity.max(0.0) as usize } else { MAX_ITEMS };
         let clock = Rc::new(ManualClock::new(f64::NEG_INFINITY));
         let driver = Driver::new(DelayQueue::bounded(clock.clone(), capacity));
-        Deadlines { clock, driver, bounded }
+        Deadlines { clock, driver, bounded, last_deadline: f64::NAN, next_after_expired: f64::INFINITY }
     }
 
     /// The most items a queue holds, bounded or not.
@@ -166,14 +185,49 @@ impl Deadlines {
     /// or -1. Not a wait: no lateness is recorded.
     pub fn poll(&mut self, now: f64) -> i32 {
         self.clock.advance_to(now);
-        self.driver.items_mut().poll_expired().map_or(NO_SLOT, |e| slot(e.handle))
+        match self.driver.items_mut().poll_expired() {
+            Some(e) => {
+                self.last_deadline = e.deadline;
+                slot(e.handle)
+            }
+            None => NO_SLOT,
+        }
     }
 
     /// For a waiter: like `poll`, and records how late the item goes out.
     #[wasm_bindgen(js_name = takeDue)]
     pub fn take_due(&mut self, now: f64) -> i32 {
         self.clock.advance_to(now);
-        self.driver.take().map_or(NO_SLOT, |e| slot(e.handle))
+        match self.driver.take() {
+            Some(e) => {
+                self.last_deadline = e.deadline;
+                slot(e.handle)
+            }
+            None => NO_SLOT,
+        }
+    }
+
+    /// The deadline of the item that `poll` or `takeDue` handed out last (NaN before any).
+    #[wasm_bindgen(getter, js_name = lastDeadline)]
+    pub fn last_deadline(&self) -> f64 {
+        self.last_deadline
+    }
+
+    /// The slots of the items due by `now`, in deadline order, without taking any; then
+    /// `nextAfterExpired` is the earliest deadline of the others (Infinity for none).
+    /// O(d log d) for d items due.
+    #[wasm_bindgen(js_name = expiredSlots)]
+    pub fn expired_slots(&mut self, now: f64) -> Vec<i32> {
+        self.clock.advance_to(now);
+        let (due, next) = self.driver.items_mut().expired();
+        self.next_after_expired = next.unwrap_or(f64::INFINITY);
+        due.into_iter().map(|(h, _)| slot(h)).collect()
+    }
+
+    /// See `expiredSlots`.
+    #[wasm_bindgen(getter, js_name = nextAfterExpired)]
+    pub fn next_after_expired(&self) -> f64 {
+        self.next_after_expired
     }
 
     /// Takes up to `max` items due by `now`, in order; their slots.
@@ -270,6 +324,66 @@ impl Deadlines {
     }
 }
 
+/// Items in `(deadline, seq)` order with a slot each, paged from any point: [`Order`] for a
+/// JS queue that nothing waits on (DurableDelayQueue, whose timer is the object's alarm) and
+/// that is listed page by page. The caller chooses each seq (unique, a whole number below
+/// 2⁵³) and names items by `(deadline, seq)`; items come back by slot.
+#[wasm_bindgen]
+#[derive(Default)]
+pub struct DeadlineOrder {
+    order: Order,
+}
+
+/// A seq from JS, if it is one.
+fn seq(raw: f64) -> Option<u64> {
+    ((0.0..=MAX_SEQ as f64).contains(&raw) && raw.fract() == 0.0).then_some(raw as u64)
+}
+
+#[wasm_bindgen]
+impl DeadlineOrder {
+    #[wasm_bindgen(constructor)]
+    pub fn new() -> DeadlineOrder {
+        DeadlineOrder::default()
+    }
+
+    /// Adds the item `(deadline, seq)`; its slot, or a [`Refused`] value (below 0).
+    pub fn insert(&mut self, deadline: f64, seq_raw: f64) -> i32 {
+        let Some(seq) = seq(seq_raw) else { return Refused::NotSeq as i32 };
+        match self.order.insert(deadline, seq) {
+            Ok(slot) => slot as i32,
+            Err(e) => Refused::from(e) as i32,
+        }
+    }
+
+    /// Removes the item `(deadline, seq)`; its slot, or -1 when it is not here.
+    pub fn remove(&mut self, deadline: f64, seq_raw: f64) -> i32 {
+        seq(seq_raw).and_then(|s| self.order.remove(deadline, s)).map_or(NO_SLOT, |slot| slot as i32)
+    }
+
+    /// The earliest item's slot, or -1 when empty.
+    pub fn head(&self) -> i32 {
+        self.order.head().map_or(NO_SLOT, |slot| slot as i32)
+    }
+
+    /// The slots of up to `limit` items after `(deadline, seq)` in order (the key need not be
+    /// present; a deadline of -Infinity: from the first). O(log n + limit).
+    pub fn after(&self, deadline: f64, seq_raw: f64, limit: u32) -> Vec<i32> {
+        let key = seq(seq_raw).map_or((f64::NAN, 0), |s| (deadline, s));
+        self.order.after(Some(key), limit as usize).into_iter().map(|slot| slot as i32).collect()
+    }
+
+    /// Every item's slot, in order.
+    #[wasm_bindgen(js_name = sortedSlots)]
+    pub fn sorted_slots(&self) -> Vec<i32> {
+        self.order.slots().into_iter().map(|slot| slot as i32).collect()
+    }
+
+    #[wasm_bindgen(getter)]
+    pub fn size(&self) -> u32 {
+        self.order.len() as u32
+    }
+}
+
 #[cfg(test)]
 mod tests {
     //! The binding under a JS host (Node, via wasm-bindgen-test): numbers in, numbers out.
@@ -336,5 +450,46 @@ mod tests {
         let f = d.figures();
         let get = |k: &str| js_sys::Reflect::get(&f, &k.into()).unwrap().as_f64().unwrap();
         assert_eq!((get("wakes"), get("earlyWakes"), get("delivered"), get("latenessMax")), (2.0, 1.0, 1.0, 3.0));
+    }
+
+    #[wasm_bindgen_test]
+    fn expired_slots_leave_the_items_and_say_what_comes_next() {
+        let mut d = Deadlines::new(f64::INFINITY);
+        let late = d.offer(300.0);
+        let b = d.offer(100.0);
+        let a = d.offer(50.0);
+        assert_eq!(d.expired_slots(100.0), [slot_of(a), slot_of(b)]);
+        assert_eq!(d.next_after_expired(), 300.0);
+        assert_eq!(d.size(), 3, "nothing taken");
+        assert!(d.last_deadline().is_nan());
+        assert_eq!(d.take_due(100.0), slot_of(a));
+        assert_eq!(d.last_deadline(), 50.0);
+        assert_eq!(d.poll(100.0), slot_of(b));
+        assert_eq!(d.last_deadline(), 100.0);
+        assert!(d.expired_slots(100.0).is_empty());
+        assert_eq!(d.expired_slots(300.0), [slot_of(late)]);
+        assert_eq!(d.next_after_expired(), f64::INFINITY);
+    }
+
+    #[wasm_bindgen_test]
+    fn a_deadline_order_pages_by_key_and_refuses_plainly() {
+        let mut o = DeadlineOrder::new();
+        let a = o.insert(10.0, 2.0);
+        let b = o.insert(10.0, 1.0);
+        let c = o.insert(5.0, 9.0);
+        assert!(a >= 0 && b >= 0 && c >= 0);
+        assert_eq!(o.insert(10.0, 1.0), Refused::Present as i32);
+        assert_eq!(o.insert(f64::NAN, 3.0), Refused::NotFinite as i32);
+        for bad in [-1.0, 0.5, f64::NAN, 2f64.powi(53)] {
+            assert_eq!(o.insert(1.0, bad), Refused::NotSeq as i32);
+            assert_eq!(o.remove(10.0, bad), NO_SLOT);
+        }
+        assert_eq!(o.head(), c);
+        assert_eq!(o.after(f64::NEG_INFINITY, 0.0, 10), [c, b, a]);
+        assert_eq!(o.after(10.0, 1.0, 10), [a]);
+        assert_eq!(o.remove(10.0, 1.0), b);
+        assert_eq!(o.after(5.0, 9.0, 1), [a]);
+        assert_eq!(o.sorted_slots(), [c, a]);
+        assert_eq!(o.size(), 2);
     }
 }

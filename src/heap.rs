@@ -150,6 +150,28 @@ impl<V, const ARITY: usize> Heap<V, ARITY> {
         (Self::PAD..self.entries.len()).map(move |i| &self.entries[i])
     }
 
+    /// The entries due by `now` (deadline ≤ now), sorted (FIFO among ties), and the earliest
+    /// deadline after `now`, if any. O(d log d) for d entries due: the entries due form the top
+    /// of the heap, and the walk stops at each child that is not due.
+    pub fn due(&self, now: f64) -> (Vec<Entry>, Option<f64>) {
+        let mut due = Vec::new();
+        let mut next = f64::INFINITY;
+        let n = self.len();
+        let mut stack = if n == 0 { Vec::new() } else { vec![0] };
+        while let Some(i) = stack.pop() {
+            let e = self.at(i);
+            if e.deadline > now {
+                next = next.min(e.deadline);
+                continue;
+            }
+            due.push(e);
+            let first = ARITY * i + 1;
+            stack.extend(first..(first + ARITY).min(n));
+        }
+        sort(&mut due);
+        (due, (next != f64::INFINITY).then_some(next))
+    }
+
     /// Packs a live slot's handle.
     #[inline]
     pub fn handle_of(&self, slot: u32) -> u64 {
@@ -389,6 +411,12 @@ impl<V, const ARITY: usize> Heap<V, ARITY> {
         let live = self.slots.iter().filter(|s| s.is_live()).count();
         assert_eq!(live, self.len(), "live slots");
     }
+}
+
+/// Sorts entries in heap order (FIFO among ties); the one sort of entries in the crate, so
+/// that the wasm carries one copy of the sort.
+pub(crate) fn sort(entries: &mut [Entry]) {
+    entries.sort_unstable_by(Entry::order);
 }
 
 #[inline]

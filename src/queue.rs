@@ -314,10 +314,18 @@ impl<T, C: Clock> DelayQueue<T, C> {
         self.heap.clear();
     }
 
+    /// The items whose deadline has passed, in deadline order (FIFO among ties), without
+    /// removing any, and the earliest deadline among the others. O(d log d) for d expired items.
+    pub fn expired(&mut self) -> (Vec<(Handle, f64)>, Option<f64>) {
+        let now = self.read_clock();
+        let (due, next) = self.heap.due(now);
+        (due.into_iter().map(|e| (Handle(self.heap.handle_of(e.slot)), e.deadline)).collect(), next)
+    }
+
     /// Every item in deadline order (FIFO among ties), without removing anything. O(n log n).
     pub fn iter_sorted(&self) -> impl Iterator<Item = (Handle, f64, &T)> {
         let mut entries: Vec<_> = self.heap.entries().copied().collect();
-        entries.sort_unstable_by(|a, b| a.order(b));
+        crate::heap::sort(&mut entries);
         entries.into_iter().map(move |e| (Handle(self.heap.handle_of(e.slot)), e.deadline, self.heap.value(e.slot)))
     }
 

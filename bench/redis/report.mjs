@@ -95,6 +95,8 @@ export function summarise({ meta, results }) {
       `| the same, BullMQ with its defaults (lockDuration 30 s, stalledInterval 30 s) | | ${s(summary.recovery.bullmqDefaults)} | |`,
     );
 
+  const scheduleTargets = results.schedules ? scheduleRows(results.schedules, add, summary) : [];
+
   const p99s = WORKERS.map((w) => summary[`spread ${w}`].tarry);
   const targets = [
     [
@@ -132,8 +134,77 @@ export function summarise({ meta, results }) {
       rec.tarry != null && rec.tarry <= LEASE + 1000,
       s(rec.tarry),
     ],
+    ...scheduleTargets,
   ];
   return { lines, summary, targets, perPing, ping };
+}
+
+/**
+ * The rows of the schedules (bench/redis/schedules.mjs) and their targets: lateness of
+ * recurring occurrences, and 10^5 schedules in one queue.
+ * @param {any} sch results.schedules
+ * @param {(line: string) => void} add
+ * @param {any} summary
+ */
+function scheduleRows(sch, add, summary) {
+  const lat = (x) => `${ms(x.p50)} / ${ms(x.p99)} / ${ms(x.max)}`;
+  const runs = [];
+  const p99s = [];
+  for (const w of Object.keys(sch.lateness)) {
+    const { tarry, bullmq } = sch.lateness[w];
+    const procs = `${w} worker process${w > 1 ? "es" : ""} × 8`;
+    for (const [key, what] of [
+      ["every", "every 100 ms"],
+      ["cron", "a per-second cron (Europe/Berlin)"],
+    ]) {
+      const t = tarry.map((x) => x[key]);
+      const b = bullmq.map((x) => x[key]);
+      add(
+        `| recurring occurrences, lateness p50 / p99 / max: ${what}, ${procs}, ${tarry[0].seconds} s (${t[0].occurrences} and ${b[0].occurrences} occurrences) | ${lat(t[0])} | ${lat(b[0])} | |`,
+      );
+      runs.push(...t.map((x) => ({ impl: "tarry", ...x })), ...b.map((x) => ({ impl: "bullmq", ...x })));
+      p99s.push(...t.map((x) => x.p99));
+    }
+  }
+  const sum = (impl, key) => runs.filter((x) => x.impl === impl).reduce((n, x) => n + x[key], 0);
+  const bad = Object.fromEntries(
+    ["tarry", "bullmq"].map((i) => [i, ["missed", "doubled", "early"].map((k) => sum(i, k))]),
+  );
+  add(
+    `| occurrences missed / handed out twice / early, in those runs | ${bad.tarry.join(" / ")} | ${bad.bullmq.join(" / ")} | |`,
+  );
+  const [ft] = sch.fleet.tarry;
+  const [fb] = sch.fleet.bullmq;
+  add(
+    `| 10⁵ schedules in one queue: Redis memory per schedule | ${ft.bytes.toFixed(0)} B | ${fb.bytes.toFixed(0)} B | ×${(ft.bytes / fb.bytes).toFixed(2)} |`,
+  );
+  add(
+    `| 10⁵ schedules: created, schedules/s (schedule() / upsertJobScheduler(), 64 calls at a time) | ${fmt(ft.perSec)} | ${fmt(fb.perSec)} | ×${(ft.perSec / fb.perSec).toFixed(2)} |`,
+  );
+  add(
+    `| 10⁵ schedules firing, one a minute each (${fmt(ft.perSecond)} and ${fmt(fb.perSecond)} occurrences/s), 1 worker × 8: CPU per occurrence, Redis / worker process | ${ft.redisCpuUs.toFixed(0)} µs / ${ft.workerCpuUs.toFixed(0)} µs | ${fb.redisCpuUs.toFixed(0)} µs / ${fb.workerCpuUs.toFixed(0)} µs | |`,
+  );
+  add(
+    `| 10⁵ schedules firing: lateness p50 / p99; handed out twice / early | ${ms(ft.p50)} / ${ms(ft.p99)}; ${ft.doubled} / ${ft.early} | ${ms(fb.p50)} / ${ms(fb.p99)}; ${fb.doubled} / ${fb.early} | |`,
+  );
+  summary.schedules = { p99s, bad, bytes: { tarry: ft.bytes, bullmq: fb.bytes } };
+  return [
+    [
+      "recurring occurrences: lateness p99 ≤ 5 ms (every 100 ms and a per-second cron, 1 and 4 workers)",
+      p99s.every((x) => x <= 5),
+      p99s.map((x) => ms(x)).join(", "),
+    ],
+    [
+      "recurring occurrences: 0 missed, 0 handed out twice, 0 early",
+      bad.tarry.every((n) => n === 0) && ft.doubled + ft.early === 0,
+      `${bad.tarry.join(" / ")}; with 10⁵ schedules ${ft.doubled} / ${ft.early}`,
+    ],
+    [
+      "Redis memory per schedule ≤ BullMQ's",
+      ft.bytes <= fb.bytes,
+      `${ft.bytes.toFixed(0)} B against ${fb.bytes.toFixed(0)} B`,
+    ],
+  ];
 }
 
 /** bench/redis/results.md: the title, the run, the table, how to read it, the targets. */
@@ -149,6 +220,11 @@ export function render({ meta, results }) {
     `- Redis ${meta.redis} (a private redis-server, default settings, no persistence), Node ${meta.node}, ${meta.cpu} × ${meta.cores}; ${loads}.`,
     `- Medians of ${meta.rounds} interleaved rounds, each measurement in fresh processes; ioredis with auto-pipelining for both libraries; ${meta.concurrency} concurrent handlers per worker process for both, BullMQ otherwise with its defaults.`,
     "- Lateness = the time a handler starts minus (the time before the add call + the delay), each on its own process's clock (one machine).",
+    ...(meta.schedules
+      ? [
+          `- Schedules (bench/redis/schedules.mjs): measured by the same command on ${meta.schedules.date.slice(0, 10)} (${meta.schedules.seconds} s, tarry at \`${meta.schedules.commit}\`), one run of each, ${meta.schedules.scheduleSeconds} s per lateness run, load average (1 min) ${Math.min(...meta.schedules.load).toFixed(2)}–${Math.max(...meta.schedules.load).toFixed(2)}; an occurrence's lateness = its handler's start minus its due time (tarry's \`job.deadline\`, the instant in BullMQ's job id).`,
+        ]
+      : []),
     "",
     ...lines,
     "",

@@ -3,9 +3,13 @@
 // redis-server, default settings), same run, every measurement in fresh processes
 // (bench/redis/child.mjs), the two interleaved over rounds (their order rotating), medians.
 //
-//   npm run bench -- --redis              3 rounds (about 10 minutes on 2 cores)
+//   npm run bench -- --redis              3 rounds (about 10 minutes on 2 cores), then the
+//                                         schedules (bench/redis/schedules.mjs, about 10 more)
 //   node bench/redis/run.mjs --rounds R   options: --rounds R, --no-defaults (skips BullMQ's
-//                                         recovery with its default 30 s locks, about a minute)
+//                                         recovery with its default 30 s locks, about a minute),
+//                                         --schedule-seconds S (each schedule lateness run,
+//                                         default 60), --schedules-only (the schedules alone,
+//                                         the other rows kept from results.json)
 //
 //   node bench/redis/run.mjs --render     bench/redis/results.md again from results.json
 //
@@ -18,6 +22,7 @@ import os from "node:os";
 import { fileURLToPath } from "node:url";
 import { startRedis } from "../../tests/redis/redis-server.mjs";
 import { render, summarise } from "./report.mjs";
+import { runSchedules } from "./schedules.mjs";
 
 const here = (p) => fileURLToPath(new URL(p, import.meta.url));
 const argv = process.argv.slice(2);
@@ -27,6 +32,8 @@ const flag = (name) => {
 };
 const rounds = Number(flag("--rounds") ?? 3);
 const withDefaults = !argv.includes("--no-defaults");
+const schedulesOnly = argv.includes("--schedules-only");
+const scheduleSeconds = Number(flag("--schedule-seconds") ?? 60);
 const IMPLS = ["tarry", "bullmq"];
 const WORKERS = [1, 2, 4];
 const CONCURRENCY = 8; // per worker process, both libraries
@@ -62,9 +69,9 @@ let serial = 0;
 const load = [];
 
 /** A child process running one task; `result` resolves with what it sends back. */
-function child(task, impl, extra = {}) {
+function child(task, impl, extra = {}, file = "./child.mjs") {
   const cfg = { task, impl, port: redis.port, name: `b${++serial}`, ...extra };
-  const c = fork(here("./child.mjs"), [JSON.stringify(cfg)], { stdio: ["ignore", "inherit", "inherit", "ipc"] });
+  const c = fork(here(file), [JSON.stringify(cfg)], { stdio: ["ignore", "inherit", "inherit", "ipc"] });
   const h = { c, count: 0 };
   h.ready = new Promise((r) => c.on("message", (m) => m.type === "ready" && r()));
   h.holding = new Promise((r) => c.on("message", (m) => m.type === "holding" && r()));
@@ -176,7 +183,7 @@ async function recovery(impl, bullmq) {
 
 const started = Date.now();
 const uptime = () => os.loadavg()[0].toFixed(2);
-for (let r = 0; r < rounds; r++) {
+for (let r = 0; r < (schedulesOnly ? 0 : rounds); r++) {
   log(`round ${r + 1}/${rounds} (load ${uptime()})`);
   load.push(os.loadavg()[0]);
   for (const task of Object.keys(results.adds)) {
@@ -203,12 +210,25 @@ for (let r = 0; r < rounds; r++) {
   }
   load.push(os.loadavg()[0]);
 }
-if (withDefaults) results.recovery["bullmq-defaults"].push(await recovery("bullmq", {}));
+if (withDefaults && !schedulesOnly) results.recovery["bullmq-defaults"].push(await recovery("bullmq", {}));
+log(`schedules (load ${uptime()})`);
+const scheduleStarted = Date.now();
+load.push(os.loadavg()[0]);
+results.schedules = await runSchedules({
+  redis,
+  spawn: (task, impl, extra) => child(task, impl, extra, "./schedule-child.mjs"),
+  serverCpu,
+  log,
+  impls: IMPLS,
+  seconds: scheduleSeconds,
+  rotate,
+});
+load.push(os.loadavg()[0]);
 await redis.stop();
 
 // --- the page ------------------------------------------------------------------------------
 
-const meta = {
+let meta = {
   command: `npm run bench -- --redis${argv.length ? ` ${argv.join(" ")}` : ""}`,
   date: new Date().toISOString(),
   seconds: Math.round((Date.now() - started) / 1000),
@@ -225,6 +245,21 @@ const meta = {
   concurrency: CONCURRENCY,
   lease: LEASE,
 };
+const scheduleMeta = {
+  command: meta.command,
+  date: meta.date,
+  seconds: Math.round((Date.now() - scheduleStarted) / 1000),
+  commit: meta.commit,
+  load: load.slice(-2),
+  scheduleSeconds,
+};
+if (schedulesOnly) {
+  // The other rows as the last full run made them.
+  const old = JSON.parse(readFileSync(here("./results.json"), "utf8"));
+  Object.assign(results, old.results, { schedules: results.schedules });
+  meta = old.meta;
+}
+meta.schedules = scheduleMeta;
 const { summary } = summarise({ meta, results });
 writeFileSync(here("./results.json"), `${JSON.stringify({ meta, results, summary }, null, 1)}\n`);
 writePage(meta, results);

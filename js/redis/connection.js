@@ -477,4 +477,17 @@ export class Connection {
     }
     return reply;
   }
+
+  /**
+   * A client of its own for a blocking read (js/redis/observer.js): a duplicate of this
+   * connection's, once that is ready (a place in the line, so within commandTimeout); its
+   * caller closes it.
+   * @returns {Promise<any>}
+   */
+  async duplicate() {
+    await this.#call(async () => undefined);
+    const c = /** @type {Client} */ (this.#client).duplicate();
+    c.on("error", (/** @type {unknown} */ e) => this.report(e));
+    return c;
+  }
 }

@@ -21,6 +21,14 @@
 // the head a take reply leaves is the earlier of its own and of every head heard since that
 // take was called.
 //
+// Paused (the queue's pause(), by any process): the take script hands nothing out and says so,
+// and the channel carries "paused" and "resumed", so that no consumer arms its timer for a
+// head it may not take until it hears "resumed" (or a later take reply says so).
+//
+// Events: what this process does and sees goes to `tell` (the queue's events and metrics):
+// its deliveries, their acks, nacks and deaths, the expired leases its take script put back,
+// pause and resume as the channel says them, and the failures of its wakes (`error`).
+//
 // Costs: a take or a delivery O(1); arming the timer O(takes waiting with a timeout).
 
 import { randomBytes } from "node:crypto";
@@ -49,6 +57,11 @@ export class Consumer {
   /** @type {import("./options.js").QueueOptions} */
   #options;
   #channel;
+  #schedules;
+  /** @type {(type: string, detail: () => object) => void} */
+  #tell;
+  /** Whether the queue is paused, as the last take reply or channel message said. */
+  #paused = false;
   #timer = new Timer({ now: localNow }, true, () => this.#fire());
   /** Waiting takes, in call order. */
   #takers = new Takers();
@@ -83,18 +96,26 @@ export class Consumer {
    * @param {import("./connection.js").Connection} conn
    * @param {import("./options.js").QueueOptions} options
    * @param {string} channel the head channel
+   * @param {(type: string, detail: () => object) => void} tell an event of this process (its detail made only when heard)
+   * @param {{ advance(needs: import("./schedules.js").Need[]): Promise<number> }} schedules what computes cron schedules' occurrences
    */
-  constructor(conn, options, channel) {
+  constructor(conn, options, channel, tell, schedules) {
     this.#conn = conn;
     this.#options = options;
     this.#channel = channel;
+    this.#tell = tell;
+    this.#schedules = schedules;
     this.#acks = conn.batcher(SCRIPTS.ack, ACK_BATCH, (deliveries) => conn.run(SCRIPTS.ack, { deliveries }));
     conn.onReady(() => this.#consuming && this.#wake());
   }
 
   /** What a RedisJob asks of its queue. @type {import("./job.js").JobOps} */
   #jobOps = {
-    ack: async (job, token) => (await this.#acks.add([[job.id, token]]))[0],
+    ack: async (job, token) => {
+      const held = (await this.#acks.add([[job.id, token]]))[0];
+      if (held) this.#tell("acked", () => ({ id: job.id }));
+      return held;
+    },
     nack: async (job, token, delayMs, reason) => {
       const at = moment();
       const { clockTolerance: tolerance, maxAttempts } = this.#options;
@@ -108,8 +129,10 @@ export class Consumer {
         maxAttempts,
         reason,
       });
-      const { held, head } = await this.#conn.run(SCRIPTS.nack, params);
+      const { held, dead, head } = await this.#conn.run(SCRIPTS.nack, params);
       this.sawHead(head);
+      if (dead) this.#tell("dead", () => ({ id: job.id, reason }));
+      else if (held) this.#tell("nacked", () => ({ id: job.id, attempt: job.attempt, delayMs, reason }));
       return held;
     },
     extend: async (job, token, ms) => {
@@ -250,7 +273,7 @@ export class Consumer {
       return;
     }
     if (this.#lastCheck === Number.NEGATIVE_INFINITY) return; // the first wake is on its way
-    if (this.#head <= this.#conn.clock.serverNow()) this.#wake();
+    if (!this.#paused && this.#head <= this.#conn.clock.serverNow()) this.#wake();
     else this.#arm();
   }
 
@@ -260,8 +283,13 @@ export class Consumer {
     this.#wake();
   }
 
-  /** @param {string} message a new head's deadline */
+  /** @param {string} message a new head's deadline, or "paused" or "resumed" */
   #message(message) {
+    if (message === "paused" || message === "resumed") {
+      this.#counters.messages++;
+      this.#pausedNow(message === "paused");
+      return;
+    }
     const head = Number(message);
     if (Number.isNaN(head)) return; // a connection's probe (js/redis/connection.js)
     this.#counters.messages++;
@@ -281,7 +309,7 @@ export class Consumer {
       // What needs Redis waits out a back-off after a failure; a running wake re-arms when done.
       const clock = this.#conn.clock;
       let redis = Math.min(this.#lastCheck + this.#options.safetyInterval, clock.localAt(this.#leaseHead));
-      if (this.#takers.size > 0) redis = Math.min(redis, clock.localAt(this.#head));
+      if (this.#takers.size > 0 && !this.#paused) redis = Math.min(redis, clock.localAt(this.#head));
       at = Math.min(at, Math.max(redis, this.#retryAt));
     }
     this.#timer.set(at);
@@ -307,7 +335,7 @@ export class Consumer {
     }
     if (!this.#waking && !this.#closing && now >= this.#retryAt) {
       const server = this.#conn.clock.serverNow(now);
-      const due = this.#takers.size > 0 && this.#head <= server;
+      const due = this.#takers.size > 0 && !this.#paused && this.#head <= server;
       if (due || this.#leaseHead <= server || now >= this.#lastCheck + this.#options.safetyInterval) {
         this.#wake();
         return;
@@ -342,14 +370,25 @@ export class Consumer {
         const token = randomBytes(8).toString("hex");
         const params = { channel: this.#channel, count, visibility, maxAttempts, reclaim: RECLAIM_BATCH, token };
         this.#heard = Number.POSITIVE_INFINITY;
-        const { now, head, leaseHead, items } = await this.#conn.run(SCRIPTS.take, params);
+        const { now, head, leaseHead, paused, reclaimed, needs, skipped, items } = await this.#conn.run(
+          SCRIPTS.take,
+          params,
+        );
         this.#failures = 0;
         this.#retryAt = 0;
         this.#lastCheck = localNow();
         this.#head = Math.min(head, this.#heard);
         this.#leaseHead = leaseHead;
+        if (paused !== this.#paused) this.#pausedNow(paused);
+        for (const { id, attempt, dead, reason } of reclaimed) {
+          if (dead) this.#tell("dead", () => ({ id, reason }));
+          else this.#tell("redelivered", () => ({ id, attempt }));
+        }
         for (const item of items) await this.#deliver(item, now);
-        if (this.#takers.size > 0 && this.#head <= now) this.#again = true;
+        for (const { schedule, due } of skipped) this.#tell("skipped", () => ({ schedule, due, reason: "overlap" }));
+        // Cron schedules whose next occurrence the script could not compute: this process does.
+        if (needs.length > 0) this.#head = Math.min(this.#head, await this.#schedules.advance(needs));
+        if (this.#takers.size > 0 && !this.#paused && this.#head <= now) this.#again = true;
       } while (this.#again && !this.#closing);
     } catch (e) {
       if (!this.#closing) {
@@ -371,6 +410,7 @@ export class Consumer {
     this.#failures++;
     this.#retryAt = localNow() + Math.min(this.#options.safetyInterval, 50 * 2 ** Math.min(this.#failures, 10));
     if (this.#closing) return;
+    this.#tell("error", () => ({ error: e }));
     if (isLasting(e)) {
       for (const t of this.#takers.clear()) this.#settle(t, () => t.reject(e));
       if (this.#lastCheck === Number.NEGATIVE_INFINITY) this.#consuming = null;
@@ -388,10 +428,10 @@ export class Consumer {
 
   /**
    * Hands one item of a take reply to the first waiting take, or puts it back when none waits.
-   * @param {{ id: string, text: string, deadline: number, attempt: number, token: string }} item
+   * @param {{ id: string, text: string, deadline: number, attempt: number, token: string, schedule: string | undefined }} item
    * @param {number} now the server's time of the take script
    */
-  async #deliver({ id, text, deadline, attempt, token }, now) {
+  async #deliver({ id, text, deadline, attempt, token, schedule }, now) {
     let value;
     try {
       value = JSON.parse(text);
@@ -401,7 +441,7 @@ export class Consumer {
       this.#again = true;
       return;
     }
-    const job = new RedisJob(this.#jobOps, id, value, deadline, attempt, token);
+    const job = new RedisJob(this.#jobOps, id, value, deadline, attempt, token, schedule);
     const taker = this.#takers.shift();
     if (!taker) {
       // The take that asked for it left while the script ran: the item goes back to its place.
@@ -413,7 +453,21 @@ export class Consumer {
     this.#lateness.record(now - job.deadline);
     this.#counters.delivered++;
     if (attempt > 1) this.#counters.redelivered++;
+    this.#tell("delivered", () => ({ id, attempt, deadline, lateness: Math.max(0, now - deadline) }));
     this.#settle(taker, () => taker.resolve(job));
+  }
+
+  /**
+   * The queue was paused or resumed (a channel message, or a take reply that says so): tell,
+   * and on resume look at the queue at once.
+   * @param {boolean} paused
+   */
+  #pausedNow(paused) {
+    if (paused === this.#paused) return;
+    this.#paused = paused;
+    this.#tell(paused ? "paused" : "resumed", () => ({}));
+    if (!paused && this.#takers.size > 0) this.#wake();
+    else this.#arm();
   }
 
   #extend() {

@@ -10,7 +10,7 @@
 
 /** The commands a queue's scripts call (docs/redis.md#permissions lists the ACL rules a queue needs). */
 const SCRIPT_COMMANDS =
-  "+time +hget +hset +hdel +hexists +hlen +zadd +zrem +zrange +zrangebyscore +zremrangebyrank +zrank +zscore +zcard +zcount +incrby +del +publish";
+  "+time +hget +hset +hdel +hexists +hlen +hgetall +hincrby +hscan +zadd +zrem +zrange +zrangebyscore +zremrangebyrank +zrank +zscore +zcard +zcount +incrby +exists +del +xadd +publish";
 
 /** @param {unknown} e */
 const messageOf = (e) => String(/** @type {any} */ (e)?.message ?? e);

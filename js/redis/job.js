@@ -33,8 +33,9 @@ export class RedisJob {
    * @param {number} deadline
    * @param {number} attempt
    * @param {string} token
+   * @param {string} [schedule] the schedule it is an occurrence of
    */
-  constructor(ops, id, value, deadline, attempt, token) {
+  constructor(ops, id, value, deadline, attempt, token, schedule) {
     this.#ops = ops;
     this.#token = token;
     /** The item's id. */
@@ -45,6 +46,8 @@ export class RedisJob {
     this.deadline = deadline;
     /** Which delivery this is: 1 the first, 2 after one nack or expired lease, ... */
     this.attempt = attempt;
+    /** For an occurrence of a schedule, the schedule's id (the deadline is its due time); else undefined. */
+    this.schedule = schedule;
   }
 
   /** Done: removes the item. Resolves false if this delivery had lost its lease (changes nothing). */

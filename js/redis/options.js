@@ -5,6 +5,12 @@
 
 import { checkMs, describe, epochOf, options } from "../arguments.js";
 
+/**
+ * Values cross processes as JSON text: what JSON.stringify would silently change or refuse is
+ * refused, and so is nesting deeper than it can be relied on to write (it recurses).
+ */
+export const JSON_RULES = { omitUndefined: false, maxDepth: 1000 };
+
 /** The latest (and, negated, the earliest) epoch ms a Date can hold. */
 const MAX_TIME = 8.64e15;
 /** What `ifExists` may be; the first is the default. */
@@ -21,6 +27,7 @@ const QUEUE_OPTIONS = [
   "safetyInterval",
   "clockTolerance",
   "commandTimeout",
+  "observe",
   "onerror",
 ];
 
@@ -36,6 +43,7 @@ const QUEUE_OPTIONS = [
  * @property {number} commandTimeout ms within which every call settles
  * @property {number} maxAttempts deliveries before an item goes to the dead letters
  * @property {(error: unknown) => void} onerror errors no call can report
+ * @property {boolean} observe whether the queue's events are those of every process (js/redis/observer.js)
  */
 
 /**
@@ -90,7 +98,14 @@ export function queueOptions(opts) {
     commandTimeout: positive("commandTimeout", 5000),
     maxAttempts,
     onerror: o.onerror ?? ((/** @type {unknown} */ e) => console.error("tarry-queue/redis:", e)),
+    observe: observeOption(o.observe),
   };
+}
+
+/** @param {unknown} observe */
+function observeOption(observe = false) {
+  if (typeof observe !== "boolean") throw new TypeError(`options.observe must be a boolean, got ${describe(observe)}`);
+  return observe;
 }
 
 /**

@@ -75,13 +75,35 @@ export const SCRIPTS = {
       token,
     ],
     (reply) => {
-      /** @type {{ id: string, text: string, deadline: number, attempt: number, token: string }[]} */
-      const items = [];
-      for (let i = 3; i < reply.length; i += 5) {
-        const [id, text, deadline, attempt, token] = reply.slice(i, i + 5);
-        items.push({ id, text, deadline: Number(deadline), attempt, token });
+      /** @type {import("./schedules.js").Need[]} */
+      const needs = reply[5].map(needOf);
+      /** @type {{ schedule: string, due: number }[]} */
+      const skipped = [];
+      for (let j = 0; j < reply[6].length; j += 2)
+        skipped.push({ schedule: reply[6][j], due: Number(reply[6][j + 1]) });
+      /** @type {{ id: string, attempt: number, dead: boolean, reason: string }[]} */
+      const reclaimed = [];
+      let i = 7;
+      for (const end = 7 + 4 * reply[4]; i < end; i += 4) {
+        reclaimed.push({ id: reply[i], attempt: reply[i + 1], dead: reply[i + 2] === "d", reason: reply[i + 3] });
       }
-      return { now: Number(reply[0]), head: timeOf(reply[1]), leaseHead: timeOf(reply[2]), items };
+      /** @type {{ id: string, text: string, deadline: number, attempt: number, token: string, schedule: string | undefined }[]} */
+      const items = [];
+      for (; i < reply.length; i += 6) {
+        const [id, text, deadline, attempt, token, schedule] = reply.slice(i, i + 6);
+        items.push({ id, text, deadline: Number(deadline), attempt, token, schedule: schedule || undefined });
+      }
+      const paused = reply[3] === 1;
+      return {
+        now: Number(reply[0]),
+        head: timeOf(reply[1]),
+        leaseHead: timeOf(reply[2]),
+        paused,
+        reclaimed,
+        needs,
+        skipped,
+        items,
+      };
     },
   ),
 
@@ -105,7 +127,7 @@ export const SCRIPTS = {
       maxAttempts,
       reason,
     ],
-    ([, outcome, head]) => ({ held: outcome !== 0, head: timeOf(head) }),
+    ([, outcome, head]) => ({ held: outcome !== 0, dead: outcome === 2, head: timeOf(head) }),
   ),
 
   extend: script(
@@ -151,13 +173,73 @@ export const SCRIPTS = {
     ([now, deadline]) => ({ now: Number(now), deadline: deadline == null ? undefined : Number(deadline) }),
   ),
 
-  stats: script("stats", none, ([now, pending, inFlight, dead, head]) => ({
-    now: Number(now),
-    pending,
-    inFlight,
-    dead,
-    head: timeOf(head),
-  })),
+  stats: script("stats", none, ([now, pending, inFlight, dead, head, , ...fields]) => {
+    /** @type {Record<string, string>} */
+    const meta = {};
+    for (let i = 0; i < fields.length; i += 2) meta[fields[i]] = fields[i + 1];
+    return { now: Number(now), pending, inFlight, dead, head: timeOf(head), meta };
+  }),
+
+  get: script(
+    "get",
+    /** @param {{ id: string }} p */
+    ({ id }) => [id],
+    (reply) => {
+      if (reply === null) return undefined;
+      const [state, text, deadline, attempt, lease, died, why] = reply;
+      return {
+        state: /** @type {"p" | "l" | "d" | "x"} */ (state),
+        text,
+        deadline: deadline == null ? undefined : Number(deadline),
+        attempt,
+        leaseExpiry: lease == null ? undefined : Number(lease),
+        diedAt: died == null ? undefined : Number(died),
+        why: why ?? undefined,
+      };
+    },
+  ),
+
+  pending: script(
+    "pending",
+    /** @param {{ limit: number, after: { deadline: string, seq: string } | undefined }} p */
+    ({ limit, after }) => [limit, after?.deadline ?? "", after?.seq ?? ""],
+    ([more, ...rest]) => {
+      const items = [];
+      for (let i = 0; i < rest.length; i += 5) {
+        const [id, seq, text, deadline, attempt] = rest.slice(i, i + 5);
+        items.push({ id, seq, text, deadline, attempt });
+      }
+      return { more: more === 1, items };
+    },
+  ),
+
+  inFlight: script(
+    "inFlight",
+    /** @param {{ limit: number, after: { expiry: string, id: string } | undefined }} p */
+    ({ limit, after }) => [limit, after?.expiry ?? "", after?.id ?? ""],
+    ([more, ...rest]) => {
+      const items = [];
+      for (let i = 0; i < rest.length; i += 5) {
+        const [id, expiry, text, deadline, attempt] = rest.slice(i, i + 5);
+        items.push({ id, expiry, text, deadline, attempt });
+      }
+      return { more: more === 1, items };
+    },
+  ),
+
+  pause: script(
+    "pause",
+    /** @param {{ channel: string }} p */
+    ({ channel }) => [channel],
+    (changed) => changed === 1,
+  ),
+
+  resume: script(
+    "resume",
+    /** @param {{ channel: string }} p */
+    ({ channel }) => [channel],
+    (changed) => changed === 1,
+  ),
 
   deadLetters: script(
     "deadLetters",
@@ -209,7 +291,99 @@ export const SCRIPTS = {
       return refused;
     },
   ),
+
+  scheduleUpsert: script(
+    "scheduleUpsert",
+    /**
+     * `first` and `succ` (cron only): the rule's first occurrence at or after the start the
+     * client chose, and the one after it; undefined for none.
+     * @param {{ channel: string, id: string, kind: "e" | "c", rule: string, start: number | undefined, zone: string, catchUp: string, overlap: boolean, json: string, first?: number, succ?: number }} p
+     */
+    (p) => [
+      p.channel,
+      p.id,
+      p.kind,
+      p.rule,
+      p.start === undefined ? "" : String(p.start),
+      p.zone,
+      p.catchUp,
+      p.overlap ? "1" : "0",
+      p.json,
+      p.first === undefined ? "" : String(p.first),
+      p.succ === undefined ? "" : String(p.succ),
+    ],
+    ([now, status, ...rest]) =>
+      status === 0
+        ? { now: Number(now), status, last: Number(rest[0]), schedule: undefined }
+        : { now: Number(now), status, last: undefined, schedule: scheduleOf(rest) },
+  ),
+
+  scheduleRemove: script(
+    "scheduleRemove",
+    /** @param {{ id: string }} p */
+    ({ id }) => [id],
+    (found) => found === 1,
+  ),
+
+  scheduleList: script(
+    "scheduleList",
+    /** @param {{ cursor: string, count: number }} p */
+    ({ cursor, count }) => [cursor, count],
+    ([cursor, ...rest]) => {
+      const schedules = [];
+      for (let i = 0; i < rest.length; i += SCHEDULE_FIELDS)
+        schedules.push(scheduleOf(rest.slice(i, i + SCHEDULE_FIELDS)));
+      return { cursor: String(cursor), schedules };
+    },
+  ),
+
+  scheduleAdvance: script(
+    "scheduleAdvance",
+    /** `keep` and `succ` undefined: the rule has none. @param {{ channel: string, id: string, due: string, keep: number | undefined, succ: number | undefined }} p */
+    ({ channel, id, due, keep, succ }) => [
+      channel,
+      id,
+      due,
+      keep === undefined ? "end" : String(keep),
+      succ === undefined ? "end" : String(succ),
+    ],
+    ([accepted, head]) => ({ accepted: accepted === 1, head: timeOf(head) }),
+  ),
 };
+
+/** The fields of a schedule in a reply (includes/schedule.lua's sched_reply). */
+const SCHEDULE_FIELDS = 12;
+
+/**
+ * A schedule as a reply gives it, read.
+ * @param {any[]} fields id, kind, rule, start, zone, catchUp, overlap, due, last, runs, skipped, value
+ * @returns {import("./schedules.js").StoredSchedule}
+ */
+function scheduleOf([id, kind, rule, start, zone, catchUp, overlap, due, last, runs, skipped, text]) {
+  return {
+    id,
+    kind: kind === "e" ? "every" : "cron",
+    rule,
+    start: start === "" ? undefined : Number(start),
+    timezone: zone,
+    catchUp,
+    overlap: overlap === "1",
+    due: due === "" ? undefined : Number(due),
+    last: last === "" ? undefined : Number(last),
+    runs,
+    skipped,
+    text,
+  };
+}
+
+/**
+ * What the take script asks a client to compute for a cron schedule.
+ * @param {any[]} need id, due, now, expression, zone, catchUp
+ * @returns {import("./schedules.js").Need}
+ */
+function needOf([id, due, now, expression, zone, catchUp]) {
+  return { id, due, now: Number(now), expression, timezone: zone, catchUp };
+}
 
 /**
  * A dead letter from the deadLetters reply: its value when the record reads and holds JSON,

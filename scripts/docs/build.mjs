@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 // `npm run docs`: what the docs hold that is generated, made again.
 // - docs/api/: the API reference, by TypeDoc (and typedoc-plugin-markdown) from the shipped
-//   .d.ts files (js/tarry.d.ts, js/workerd.d.ts, js/redis.d.ts; scripts/docs/typedoc.json),
+//   .d.ts files (js/tarry.d.ts, js/workerd.d.ts, js/redis.d.ts, js/cron.d.ts, js/dashboard.d.ts; scripts/docs/typedoc.json),
 //   so that it cannot drift from the types. Committed, so that it reads where the code is
 //   hosted; tests/docs/generated.test.mjs fails when it differs from what the types give.
 // - the benchmark figures quoted in README.md and docs/performance.md, from bench/results.json

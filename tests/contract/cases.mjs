@@ -20,6 +20,7 @@
 // Time is real (Redis decides it with its own clock): delays are tens of ms, orders rest on
 // deadlines set apart, and "never early" is checked for every delivery.
 import assert from "node:assert/strict";
+import { scheduleCases } from "./schedule-cases.mjs";
 
 /** [{ name, run(engine) }], in the order they run. */
 export const cases = [];
@@ -691,6 +692,178 @@ test("stats(): counts by state, the head's delay, and the deliveries made", asyn
   }
 });
 
+// ---- inspection, pause, events -----------------------------------------------------------------
+
+test("get(id): state, value, deadline and attempt of an item pending, in flight or dead; undefined for none", async (e) => {
+  const q = await e.open({ maxAttempts: 1 });
+  const before = Date.now();
+  await q.offer({ n: 1 }, HOUR, { id: "p" });
+  const p = await q.get("p");
+  assert.deepEqual(
+    { ...p, deadline: undefined },
+    { id: "p", state: "pending", value: { n: 1 }, deadline: undefined, attempt: 0 },
+  );
+  assert.ok(p.deadline >= before + HOUR - 1000 && p.deadline <= Date.now() + HOUR + 1000, `deadline ${p.deadline}`);
+  await q.offer("busy", 0, { id: "f" });
+  let during;
+  await consume(e, q, 1, async () => {
+    during = await q.get("f");
+  });
+  assert.equal(during.state, "inFlight");
+  assert.equal(during.value, "busy");
+  assert.equal(during.attempt, 1);
+  if (during.leaseExpiry !== undefined) assert.ok(during.leaseExpiry > Date.now() - 60_000);
+  assert.equal(await q.get("f"), undefined, "acked: gone");
+  await bury(e, q, ["d"]);
+  const d = await q.get("d");
+  assert.equal(d.state, "dead");
+  assert.equal(d.attempt, 1);
+  assert.match(d.reason, /boom: value of d/);
+  assert.equal(typeof d.diedAt, "number");
+  assert.equal(await q.get("nothing here"), undefined);
+  p.value.n = 2;
+  assert.deepEqual((await q.get("p")).value, { n: 1 }, "get() hands out a copy");
+});
+
+test("pending(): { items, next } pages in deadline order, FIFO among ties; a cursor outlives the item it names", async (e) => {
+  const q = await e.open();
+  const t = Date.now() + HOUR;
+  const offers = [];
+  for (let i = 0; i < 7; i++) offers.push({ value: i, deadline: t + 1000 * Math.floor(i / 2), id: `i${i}` });
+  await q.offerMany([...offers].reverse().sort((a, b) => a.deadline - b.deadline));
+  const all = await q.pending();
+  assert.equal(all.next, undefined);
+  const expected = ["i1", "i0", "i3", "i2", "i5", "i4", "i6"]; // offered in reverse within each deadline
+  assert.deepEqual(
+    all.items.map((x) => x.id),
+    expected,
+  );
+  for (const x of all.items) assert.deepEqual(Object.keys(x).sort(), ["attempt", "deadline", "id", "state", "value"]);
+  const first = await q.pending({ limit: 3 });
+  assert.deepEqual(
+    first.items.map((x) => x.id),
+    expected.slice(0, 3),
+  );
+  assert.equal(typeof first.next, "string");
+  assert.equal(await q.cancel("i3"), true, "the item the cursor names leaves");
+  await q.offerAt("before the cursor", t + 500, { id: "new" });
+  const pages = [];
+  let after = first.next;
+  while (after !== undefined) {
+    const page = await q.pending({ limit: 2, after });
+    pages.push(page.items.map((x) => x.id));
+    after = page.next;
+  }
+  assert.deepEqual(pages, [
+    ["i2", "i5"],
+    ["i4", "i6"],
+  ]);
+  assert.deepEqual((await q.pending({ limit: 1 })).items[0].value, 1);
+  await q.offer("due", 0, { id: "due" });
+  assert.equal((await q.pending({ limit: 1 })).items[0].id, "due", "a due item comes first");
+});
+
+test("inFlight(): a page of the items handed out whose outcome is not stored, with their attempt", async (e) => {
+  const q = await e.open();
+  assert.deepEqual(await q.inFlight(), { items: [], next: undefined });
+  await q.offer("busy", 0, { id: "x" });
+  let during;
+  await consume(e, q, 1, async () => {
+    during = await q.inFlight();
+  });
+  assert.deepEqual(
+    during.items.map((x) => [x.id, x.state, x.value, x.attempt]),
+    [["x", "inFlight", "busy", 1]],
+  );
+  assert.equal(during.next, undefined);
+  assert.deepEqual(await q.inFlight(), { items: [], next: undefined });
+});
+
+test("pause(): a paused queue hands out nothing, offers still land; resume() delivers what came due", async (e) => {
+  const q = await e.open();
+  assert.equal((await q.stats()).paused, false);
+  assert.equal(await q.pause(), true);
+  assert.equal(await q.pause(), false, "already paused");
+  assert.equal((await q.stats()).paused, true);
+  await q.offer("held", 0, { id: "h" });
+  const got = consume(e, q, 1);
+  await sleep(300);
+  assert.equal((await q.get("h")).state, "pending", "not handed out while paused");
+  assert.equal((await q.stats()).pending, 1);
+  assert.equal(await q.resume(), true);
+  assert.equal(await q.resume(), false, "running already");
+  const [delivery] = await got;
+  assert.deepEqual([delivery.id, delivery.value], ["h", "held"]);
+  assert.equal((await q.stats()).paused, false);
+});
+
+test("events: delivered, acked, nacked and dead, each once and in order, as CustomEvents on the queue", async (e) => {
+  const q = await e.open({ maxAttempts: 2 });
+  assert.ok(q instanceof EventTarget);
+  const log = [];
+  for (const type of ["delivered", "acked", "nacked", "dead"]) {
+    q.addEventListener(type, (event) => log.push({ type, ...event.detail }));
+  }
+  const t = Date.now();
+  await q.offerMany([
+    { value: "ok", deadline: t, id: "a" },
+    { value: "once", deadline: t + 30, id: "b" },
+    { value: "never", deadline: t + 60, id: "c" },
+  ]);
+  const failed = new Set();
+  await consume(
+    e,
+    q,
+    5,
+    (value, job) => {
+      if (value === "never" || (value === "once" && !failed.has(job.id))) {
+        failed.add(job.id);
+        throw new Error(`no: ${value}`);
+      }
+    },
+    { retryDelayMs: 20 },
+  );
+  const of = (id) =>
+    log.filter((x) => x.id === id).map((x) => (x.type === "delivered" ? `delivered ${x.attempt}` : x.type));
+  assert.deepEqual(of("a"), ["delivered 1", "acked"]);
+  assert.deepEqual(of("b"), ["delivered 1", "nacked", "delivered 2", "acked"]);
+  assert.deepEqual(of("c"), ["delivered 1", "nacked", "delivered 2", "dead"]);
+  for (const x of log.filter((x) => x.type === "delivered")) {
+    assert.ok(x.lateness >= 0 && typeof x.deadline === "number", JSON.stringify(x));
+  }
+  const nacked = log.find((x) => x.type === "nacked" && x.id === "b");
+  assert.equal(nacked.attempt, 1);
+  assert.match(nacked.reason, /no: once/);
+  assert.ok(nacked.delayMs >= 0 && nacked.delayMs <= 20, `delayMs ${nacked.delayMs}`);
+  assert.match(log.find((x) => x.type === "dead").reason, /no: never/);
+});
+
+test("bad arguments to get, pending and inFlight reject likewise, and change nothing", async (e) => {
+  const q = await e.open();
+  await q.offer("kept", HOUR, { id: "kept" });
+  const T = "TypeError";
+  const R = "RangeError";
+  await checkBadCalls(e, q, [
+    [(q) => q.get(5), T, /^id\b/],
+    [(q) => q.get(""), R, /^id\b/],
+    [(q) => q.get("x".repeat(513)), R, /^id\b/],
+    [(q) => q.pending(null), T, /^options\b/],
+    [(q) => q.pending({ limit: 0 }), R, /^options\.limit\b/],
+    [(q) => q.pending({ limit: 1001 }), R, /^options\.limit\b/],
+    [(q) => q.pending({ limit: "5" }), T, /^options\.limit\b/],
+    [(q) => q.pending({ after: 5 }), T, /^options\.after\b/],
+    [(q) => q.pending({ after: "not a cursor" }), R, /^options\.after\b/],
+    [(q) => q.pending({ lmit: 5 }), T, /\blmit\b/],
+    [(q) => q.inFlight({ limit: 0 }), R, /^options\.limit\b/],
+    [(q) => q.inFlight({ after: 5 }), T, /^options\.after\b/],
+    [(q) => q.inFlight({ lmit: 5 }), T, /\blmit\b/],
+  ]);
+  await q.close();
+  for (const call of [() => q.get("kept"), () => q.pending(), () => q.inFlight(), () => q.pause(), () => q.resume()]) {
+    await assert.rejects(call(), { name: "ClosedError" }, call.toString());
+  }
+});
+
 // ---- arguments ---------------------------------------------------------------------------------
 
 /** Rows [call, error name, what the message names]: each must reject (not throw) and change nothing. */
@@ -834,3 +1007,7 @@ test("close(): every later call rejects with ClosedError", async (e) => {
   ];
   for (const call of calls) await assert.rejects(call(), { name: "ClosedError" }, call.toString());
 });
+
+// ---- schedules (schedule-cases.mjs) ---------------------------------------------------------
+
+scheduleCases(test, { consume, checkBadCalls, HOUR, sleep });

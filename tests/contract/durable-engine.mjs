@@ -59,6 +59,7 @@ export class DurableHost {
       consume: (queue, n, handler, opts) => this.consume(queue, n, handler, opts),
       state: async (queue) => ({
         pending: queue.toArray(),
+        schedules: await queue.schedules(),
         dead: await queue.deadLetters({ limit: 1000 }),
         stored: await this.#state(),
       }),
@@ -114,7 +115,14 @@ export class DurableHost {
 
   async #dispatch(value, job) {
     const consumer = await this.#consumerWithRoom();
-    const delivery = { id: job.id, value, deadline: job.deadline, attempt: job.attempt, at: Date.now() };
+    const delivery = {
+      id: job.id,
+      value,
+      deadline: job.deadline,
+      attempt: job.attempt,
+      schedule: job.schedule,
+      at: Date.now(),
+    };
     consumer.deliveries.push(delivery);
     if (consumer.deliveries.length === consumer.n) this.#consumer = null; // full: later deliveries wait
     this.#last = consumer;

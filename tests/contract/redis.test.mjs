@@ -63,7 +63,14 @@ function consume(queue, n, handler, { retryDelayMs = 1000 } = {}) {
     }, 20_000);
     worker = queue.process(
       async (value, job) => {
-        deliveries.push({ id: job.id, value, deadline: job.deadline, attempt: job.attempt, at: Date.now() });
+        deliveries.push({
+          id: job.id,
+          value,
+          deadline: job.deadline,
+          attempt: job.attempt,
+          schedule: job.schedule,
+          at: Date.now(),
+        });
         try {
           return await handler(value, job);
         } finally {
@@ -89,6 +96,7 @@ async function state(queue) {
     leased: await raw.zrange(k.leased, 0, -1, "WITHSCORES"),
     dead: await raw.zrange(k.dead, 0, -1, "WITHSCORES"),
     reasons: await raw.hgetall(k.reasons),
+    schedules: await raw.hgetall(k.schedules),
   };
 }
 

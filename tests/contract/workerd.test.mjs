@@ -4,7 +4,7 @@
 // Run with a Node miniflare supports (>= 22; scripts/test.sh uses the node24 devDependency).
 import { after, before, test } from "node:test";
 import assert from "node:assert/strict";
-import { readdirSync } from "node:fs";
+import { readdirSync, readFileSync } from "node:fs";
 import { join, relative } from "node:path";
 import { fileURLToPath } from "node:url";
 import { Miniflare } from "miniflare";
@@ -22,8 +22,12 @@ function modules() {
       else if (f.endsWith(".wasm")) mods.push({ type: "CompiledWasm", path: join(root, f) });
     }
   }
-  for (const f of ["cases.mjs", "durable-engine.mjs"])
+  for (const f of ["cases.mjs", "schedule-cases.mjs", "durable-engine.mjs"])
     mods.push({ type: "ESModule", path: join(root, "tests/contract", f) });
+  // js/schedule/cron.js imports "croner": workerd resolves it next to the importer, as a
+  // bundler would have resolved it (cron schedules load it on first use).
+  const croner = readFileSync(join(root, "node_modules/croner/dist/croner.js"), "utf8");
+  mods.push({ type: "ESModule", path: join(root, "js/schedule/croner"), contents: croner });
   return mods;
 }
 

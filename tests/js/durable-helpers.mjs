@@ -36,11 +36,16 @@ export function values(queue) {
   return queue.toArray().map((i) => i.value);
 }
 
-/** Memory agrees with storage: a queue read back from storage holds the same items and dead letters, in order. */
+/** Memory agrees with storage: a queue read back from storage holds the same items, dead letters and schedules, in order. */
 export async function assertAgrees(queue, storage, message = "") {
   const back = await reopen(storage);
   assert.deepEqual(back.toArray(), queue.toArray(), `memory and storage disagree ${message}`);
   assert.deepEqual(await dead(back), await dead(queue), `memory and storage disagree on dead letters ${message}`);
+  assert.deepEqual(
+    await back.schedules(),
+    await queue.schedules(),
+    `memory and storage disagree on schedules ${message}`,
+  );
 }
 
 /** Every dead letter, in order of death. */

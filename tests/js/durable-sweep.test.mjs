@@ -1,5 +1,5 @@
 // The failure-injection sweep: every storage call that open, offer, offerAt, offerMany,
-// cancel, reschedule, deliver, retryDead, deleteDead and purgeDead make, failed once in turn,
+// cancel, reschedule, deliver, retryDead, deleteDead, purgeDead, schedule and unschedule make, failed once in turn,
 // in each situation that reaches a different call (the head moves or not, the queue empties,
 // the alarm is right or stale, a handler fails, an item dies, …). After each failure: memory
 // agrees with storage (a queue reopened from it holds the same items and dead letters), a call
@@ -247,6 +247,102 @@ const situations = [
       else assert.deepEqual(left, ["also gone"]);
     },
   })),
+  // Schedules: each `s` (or `cr`) item is a schedule's pending occurrence.
+  ...[
+    ["schedule: a new every schedule", undefined, (s) => schedule(s, { every: 200 }), ["a", "s", "b", "c", "d"]],
+    ["schedule: cron", undefined, (s) => schedule(s, { cron: "* * * * * *" }, "cr"), ["a", "b", "c", "d", "cr"]],
+    [
+      "schedule: the same rule again (the chain goes on, with the new value)",
+      (s) => schedule(s, { every: 200 }),
+      (s) => schedule(s, { every: 200 }, "s2", { catchUp: "all" }),
+      ["a", "s2", "b", "c", "d"],
+    ],
+    [
+      "schedule: a new rule (its pending occurrence replaced)",
+      (s) => schedule(s, { every: 200 }),
+      (s) => schedule(s, { every: 50 }),
+      ["s", "a", "b", "c", "d"],
+    ],
+  ].map(([name, prepare, call, order]) => ({
+    op: "schedule",
+    name,
+    prepare,
+    call,
+    retry: call,
+    check: async ({ queue }) => {
+      assert.deepEqual(values(queue), order);
+      assert.equal((await queue.schedules()).length, 1);
+    },
+  })),
+  {
+    op: "unschedule",
+    name: "unschedule: its pending occurrence removed",
+    prepare: (s) => schedule(s, { every: 200 }),
+    call: (s) => s.queue.unschedule("s"),
+    retry: async (s) => assert.equal(await s.queue.unschedule("s"), true),
+    check: async ({ queue }) => {
+      assert.deepEqual(values(queue), ["a", "b", "c", "d"]);
+      assert.deepEqual(await queue.schedules(), []);
+    },
+  },
+  ...[
+    [
+      "deliver: a schedule's occurrence, on time (the next placed with it)",
+      "one",
+      200,
+      250,
+      ["a", "s"],
+      ["b", "c", "s", "d"],
+    ],
+    [
+      'deliver: a schedule fell behind, catchUp "all" (each missed one)',
+      "all",
+      100,
+      250,
+      ["a", "s", "s"],
+      ["b", "c", "s", "d"],
+    ],
+    [
+      'deliver: a schedule fell behind, catchUp "one" (the latest once)',
+      "one",
+      100,
+      450,
+      ["a", "s", "b", "c"],
+      ["d", "s"],
+    ],
+    ['deliver: a schedule fell behind, catchUp "none"', "none", 100, 450, ["a", "b", "c"], ["d", "s"]],
+  ].map(([name, catchUp, every, at, due, order]) => ({
+    op: "deliver",
+    name,
+    prepare: async (s) => {
+      await schedule(s, { every }, "s", { catchUp });
+      await delivering(at).prepare(s);
+    },
+    call: (s) => s.deliver(),
+    retry: (s) => s.deliver(),
+    check: async ({ queue, delivered, result }) => {
+      // Each occurrence once, but for one whose outcome could not be stored (at least once).
+      const twice = delivered.length - due.length;
+      assert.ok(twice === 0 || (twice === 1 && !result.ok), `delivered ${delivered}`);
+      assert.deepEqual(values(queue), order);
+      const [sch] = await queue.schedules();
+      assert.equal(sch.nextRun, queue.toArray().find((i) => i.value === "s").deadline);
+    },
+  })),
+  {
+    op: "open",
+    name: "open: a schedule whose pending occurrence storage no longer holds gets its next",
+    prepare: async (s) => {
+      await schedule(s, { every: 200 });
+      await s.storage.delete(`tarry:item:s@${T0 + 200}`);
+    },
+    call: async (s) => (s.queue = await DurableDelayQueue.open(s.storage)),
+    retry: async (s) => (s.queue = await DurableDelayQueue.open(s.storage)),
+    check: async ({ queue }) => {
+      assert.deepEqual(values(queue), ["a", "s", "b", "c", "d"]);
+      assert.equal((await queue.schedules())[0].nextRun, T0 + 200);
+    },
+  },
   ...[
     ["open: the alarm as it should be", () => {}],
     ["open: the alarm lost", (s) => s.storage.fire(() => {})],
@@ -266,6 +362,11 @@ const situations = [
       assert.deepEqual({ items: queue.toArray(), dead: await dead(queue) }, expected),
   })),
 ];
+
+/** Schedule `s` (id "s") with `rule`. */
+function schedule(s, rule, value = "s", opts) {
+  return s.queue.schedule(value === "cr" ? "cr" : "s", rule, value, opts);
+}
 
 async function emptied(s) {
   for (const id of Object.values(s.ids)) await s.queue.cancel(id);
@@ -353,5 +454,7 @@ test("failure-injection sweep: every storage call of every operation, failed onc
     "purgeDead",
     "reschedule",
     "retryDead",
+    "schedule",
+    "unschedule",
   ]);
 });

@@ -239,6 +239,39 @@ test("overlap false: an occurrence due while the previous run's promise is pendi
   assert.equal(s.skipped, 2);
 });
 
+test('overlap false with catchUp "all": a missed occurrence waits for the running run to end, then runs; none is skipped', async (t) => {
+  const { scheduler, runUntil, sleep } = setup(t);
+  const ran = [];
+  const finish = [];
+  const s = scheduler.every(
+    SECOND,
+    (due) => {
+      ran.push((due.getTime() - T0) / SECOND);
+      return new Promise((r) => finish.push(r));
+    },
+    { catchUp: "all" },
+  );
+  runUntil(T0 + 1500); // 1 runs and hangs
+  finish.shift()();
+  await new Promise((r) => setImmediate(r));
+  sleep(3200); // 2 to 5 are missed; the first wake-up after it comes at T0 + 5.2 s
+  runUntil(T0 + 5300); // 2 runs (a catch-up) and hangs: 3, 4 and 5 were due before it began
+  assert.deepEqual(ran, [1, 2]);
+  assert.equal(s.skipped, 0);
+  for (const k of [3, 4, 5]) {
+    finish.shift()();
+    await new Promise((r) => setImmediate(r));
+    runUntil(T0 + 5300 + 10 * k);
+    assert.equal(ran.at(-1), k, `occurrence ${k} runs once the run before it ended`);
+  }
+  runUntil(T0 + 6500); // 6 comes due while 5 runs: an overrun, skipped
+  finish.shift()();
+  await new Promise((r) => setImmediate(r));
+  runUntil(T0 + 7500);
+  assert.deepEqual(ran, [1, 2, 3, 4, 5, 7]);
+  assert.equal(s.skipped, 1);
+});
+
 test("overlap true: occurrences run while the previous run's promise is pending; a rejection goes to onerror", async (t) => {
   const { scheduler, runUntil, errors } = setup(t);
   const ran = [];

@@ -1,12 +1,13 @@
 // A worker process for the Redis tests (forked by tests/redis/fleet.mjs): consumes the given
-// queues and reports every delivery to its parent over IPC, in batches.
+// queues and reports every delivery to its parent over IPC, in batches: [name, id, time,
+// deadline, attempt, value, schedule].
 //
 // argv[2]: JSON { url | cluster (seed nodes), names, mode, concurrency, visibilityTimeout,
 //   maxAttempts, safetyInterval }
 // mode "take": take() loops that ack each job (and report whether the ack held);
 // "process": process() with a handler that returns at once; "hold": process() with a handler
-// that never returns (its leases are extended until the process dies); "throw": process() with
-// a handler that always throws.
+// that never returns (its leases are extended until the process dies); "slow": process() with a
+// handler that takes handleMs; "throw": process() with a handler that always throws.
 
 import { Cluster } from "ioredis";
 import { RedisDelayQueue } from "tarry-queue/redis";
@@ -35,7 +36,7 @@ const flush = () => {
 };
 const flusher = setInterval(flush, 50);
 
-const record = (name, job) => got.push([name, job.id, Date.now(), job.deadline, job.attempt, job.value]);
+const record = (name, job) => got.push([name, job.id, Date.now(), job.deadline, job.attempt, job.value, job.schedule]);
 
 const workers = [];
 for (const [i, q] of queues.entries()) {
@@ -57,6 +58,7 @@ for (const [i, q] of queues.entries()) {
     const handler = {
       process: async () => {},
       hold: () => new Promise(() => {}),
+      slow: () => new Promise((r) => setTimeout(r, cfg.handleMs)),
       throw: async () => {
         throw new Error("this handler always fails");
       },

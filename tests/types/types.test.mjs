@@ -39,7 +39,15 @@ const resolutions = {
   node16: { module: "node16", moduleResolution: "node16" },
   nodenext: { module: "nodenext", moduleResolution: "nodenext" },
 };
-const everywhere = ["main.ts", "readme.ts", "readme-node.ts", "not-workerd.ts", "schedules.ts", "redis.ts"];
+const everywhere = [
+  "main.ts",
+  "readme.ts",
+  "readme-node.ts",
+  "not-workerd.ts",
+  "schedules.ts",
+  "redis.ts",
+  "inspect.ts",
+];
 const projects = {
   "lib dom": { lib: ["es2022", "dom"], types: [], files: [...everywhere, "dom.ts"] },
   "@types/node": { lib: ["es2022"], types: ["node"], typeRoots: [join(tools, "@types")], files: everywhere },
@@ -105,6 +113,7 @@ test("@arethetypeswrong/cli finds no problem but CommonJS require() of ESM, whic
       "./tarry_bg.wasm": "/node_modules/tarry-queue/tarry_bg.wasm.d.ts",
       "./redis": "/node_modules/tarry-queue/js/redis.d.ts",
       "./cron": "/node_modules/tarry-queue/js/cron.d.ts",
+      "./dashboard": "/node_modules/tarry-queue/js/dashboard.d.ts",
       "./package.json": "/node_modules/tarry-queue/package.json",
     },
   );

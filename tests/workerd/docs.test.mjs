@@ -48,7 +48,12 @@ for (const b of blocks) {
         {
           type: "ESModule",
           path: join(root, "docs-example.js"),
-          contents: b.code.replaceAll('from "tarry-queue"', `from ${JSON.stringify(entry)}`),
+          contents: b.code
+            .replaceAll('from "tarry-queue"', `from ${JSON.stringify(entry)}`)
+            .replaceAll(
+              'from "tarry-queue/dashboard"',
+              `from ${JSON.stringify(`./${pkg.exports["./dashboard"].default.slice(2)}`)}`,
+            ),
         },
         ...packageModules(),
       ],

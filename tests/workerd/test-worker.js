@@ -2,7 +2,7 @@
 // "example.js", written out by the test with `tarry-queue` resolved as a bundler would), plus a
 // few routes only the test needs: evict the object, count its constructions, carry a
 // DelayQueue snapshot through Durable Object storage, offer what workerd refuses, make a
-// delivery fail once, and run deliveries side by side. Every delivery attempt is recorded (in
+// delivery fail once, run deliveries side by side, and schedule. Every delivery attempt is recorded (in
 // memory, in order: { text, attempt, at }) by a wrapper around the example's deliver() handler.
 import example, { Reminders } from "./example.js";
 import { DelayQueue } from "./js/workerd.js";
@@ -32,6 +32,9 @@ export class TestReminders extends Reminders {
           this.attempts.push({ text: reminder.text, attempt: job.attempt, at: Date.now() });
           await new Promise((r) => setTimeout(r, 5)); // I/O: lets other work interleave
           if (this.failOnce.delete(reminder.text)) throw new Error(`delivery of ${reminder.text} failed (test)`);
+          // An occurrence of a schedule: what the example keeps of it says which one it was.
+          if (job.schedule !== undefined)
+            return handler({ ...reminder, due: job.deadline, schedule: job.schedule }, job);
           return handler(reminder, job);
         },
         options,
@@ -84,6 +87,12 @@ export class TestReminders extends Reminders {
       }
       await Promise.all([this.alarm(), this.alarm()]);
       return Response.json({ pending: await this.queue.size() });
+    }
+    if (path === "/schedule") {
+      // { id, rule, value, options }: schedule(), or with `remove`, unschedule().
+      const { id, rule, value, options, remove } = await request.json();
+      if (remove) return Response.json({ removed: await this.queue.unschedule(id) });
+      return Response.json(await this.queue.schedule(id, rule, value, options));
     }
     if (path === "/snapshot/save") {
       const q = new DelayQueue();

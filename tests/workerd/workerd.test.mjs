@@ -338,3 +338,56 @@ test("a DelayQueue snapshot survives in Durable Object storage across an evictio
     await mf.dispose();
   }
 });
+
+test("a schedule keeps firing across an eviction and a workerd restart: each occurrence once, in order, never early", async () => {
+  const P = 300;
+  let mf = start();
+  let before;
+  let info;
+  const beats = (state) => state.sent.slice(before.sent.length).filter((s) => s.schedule === "beat");
+  try {
+    before = await call(mf, "/state");
+    // catchUp "all": the occurrences that come due while workerd is down run too.
+    info = await call(mf, "/schedule", {
+      id: "beat",
+      rule: { every: P },
+      value: { text: "beat" },
+      options: { catchUp: "all" },
+    });
+    assert.equal(info.nextRun, info.start);
+    await waitSent(mf, before.sent.length + 3);
+    const res = await mf.dispatchFetch("http://tarry.test/evict");
+    await res.text();
+    // Nothing asks for the object: only its alarm wakes a new instance, for the next ones.
+    await sleep(3 * P);
+    const state = await waitSent(mf, before.sent.length + 6);
+    assert.ok(state.boots > before.boots, "evicted and constructed again");
+  } finally {
+    await mf.dispose(); // workerd stops
+  }
+  await sleep(3 * P); // occurrences come due while nothing runs
+  mf = start();
+  try {
+    await mf.ready;
+    const resumed = Date.now();
+    let state;
+    for (;;) {
+      state = await call(mf, "/state");
+      if (beats(state).some((b) => b.sentAt >= resumed + 2 * P)) break;
+      assert.ok(Date.now() - resumed < 10_000, `no occurrence after the restart: ${JSON.stringify(beats(state))}`);
+      await sleep(50);
+    }
+    assert.equal((await call(mf, "/schedule", { id: "beat", remove: true })).removed, true);
+    const got = beats(state);
+    const ks = got.map((b) => (b.due - info.start) / P);
+    assert.deepEqual(
+      ks,
+      ks.map((_k, i) => i),
+      "each occurrence once, in order, none missing",
+    );
+    assert.ok(ks.length >= 9, `${ks.length} occurrences`);
+    for (const b of got) assert.ok(b.sentAt >= b.due, `occurrence ${b.due} sent ${b.due - b.sentAt} ms early`);
+  } finally {
+    await mf.dispose();
+  }
+});

@@ -5,9 +5,12 @@
 ]]
 --- @include "time"
 --- @include "queue"
+--- @include "meta"
 
 local r = leased_by(ARGV[1], ARGV[2])
 if r == nil then return 0 end
 redis.call('ZREM', leased, ARGV[1])
 bury(ARGV[1], r, clock(), ARGV[3], r.value)
+count('dead')
+tell('dead', 'id', ARGV[1], 'reason', ARGV[3])
 return 1

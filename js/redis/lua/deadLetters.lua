@@ -10,42 +10,11 @@
     whatever else the reasons hash holds), or false.
 ]]
 --- @include "record"
+--- @include "page"
 
 local limit = tonumber(ARGV[1])
-
--- Whether string a sorts before b byte by byte, as a sorted set sorts its members.
-local function sorts_before(a, b)
-  for i = 1, math.min(#a, #b) do
-    local x, y = string.byte(a, i), string.byte(b, i)
-    if x ~= y then return x < y end
-  end
-  return #a < #b
-end
-
--- Up to limit + 1 [id, time of death] pairs, flat, after the cursor.
-local function page()
-  if ARGV[2] == '' then return redis.call('ZRANGE', dead, 0, limit, 'WITHSCORES') end
-  local rank = redis.call('ZRANK', dead, ARGV[3])
-  if rank and tonumber(redis.call('ZSCORE', dead, ARGV[3])) == tonumber(ARGV[2]) then
-    return redis.call('ZRANGE', dead, rank + 1, rank + 1 + limit, 'WITHSCORES')
-  end
-  -- The cursor's letter is gone: skip the letters that died at its time and sort before it.
-  local out, offset, score = {}, 0, tonumber(ARGV[2])
-  while #out < 2 * (limit + 1) do
-    local got = redis.call('ZRANGEBYSCORE', dead, ARGV[2], '+inf', 'WITHSCORES', 'LIMIT', offset, limit + 1)
-    if #got == 0 then break end
-    for i = 1, #got, 2 do
-      if #out < 2 * (limit + 1) and (tonumber(got[i + 1]) > score or sorts_before(ARGV[3], got[i])) then
-        out[#out + 1] = got[i]
-        out[#out + 1] = got[i + 1]
-      end
-    end
-    offset = offset + #got / 2
-  end
-  return out
-end
-
-local ids = page()
+local from = rank_after(dead, ARGV[2], ARGV[3])
+local ids = redis.call('ZRANGE', dead, from, from + limit, 'WITHSCORES')
 local n = math.min(#ids / 2, limit)
 local out = { #ids / 2 > limit and 1 or 0 }
 for i = 1, 2 * n, 2 do

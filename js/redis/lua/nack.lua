@@ -2,10 +2,12 @@
   letters if this was its last attempt.
   KEYS: the queue's keys (includes/keys.lua)
   ARGV: channel, stamp, tolerance, id, token, delay (ms), maxAttempts, reason
-  Reply: now, outcome (0 the lease was not held, 1 back in the queue, 2 dead-lettered), head
+  Reply: now, outcome (0 the lease was not held, 1 back in the queue, 2 dead-lettered; counted
+    in meta and told to observers), head
 ]]
 --- @include "time"
 --- @include "queue"
+--- @include "meta"
 
 local now = clock()
 local id = ARGV[4]
@@ -14,8 +16,13 @@ if r == nil then return { fmt(now), 0, head() or false } end
 redis.call('ZREM', leased, id)
 if r.attempt >= tonumber(ARGV[7]) then
   bury(id, r, now, ARGV[8])
+  count('dead')
+  tell('dead', 'id', id, 'reason', ARGV[8])
   return { fmt(now), 2, head() or false }
 end
 local before = head()
-enqueue(id, r, fmt(up(start(now, ARGV[2], tonumber(ARGV[3])) + tonumber(ARGV[6]))))
+local deadline = up(start(now, ARGV[2], tonumber(ARGV[3])) + tonumber(ARGV[6]))
+enqueue(id, r, fmt(deadline))
+count('nacked')
+tell('nacked', 'id', id, 'attempt', r.attempt, 'delayMs', fmt(math.max(0, deadline - now)), 'reason', ARGV[8])
 return { fmt(now), 1, announce(ARGV[1], before) or false }

@@ -2,15 +2,17 @@
   KEYS: the queue's keys (includes/keys.lua)
   ARGV: channel, stamp, tolerance, id, kind ('d' a delay from the stamp, 'a' an absolute
     deadline), ms
-  Reply: now, 1 if the item was pending (else 0), head
+  Reply: now, 1 if the item was pending (else 0; also for a schedule's pending occurrence, which
+    follows its schedule), head
 ]]
 --- @include "time"
 --- @include "queue"
+--- @include "schedule"
 
 local now = clock()
 local id = ARGV[4]
 local r = parse(redis.call('HGET', items, id))
-if r == nil or r.state ~= 'p' then return { fmt(now), 0, head() or false } end
+if r == nil or r.state ~= 'p' or is_chain(id, r) then return { fmt(now), 0, head() or false } end
 local before = head()
 redis.call('ZREM', pending, r.seq .. id)
 local ms = tonumber(ARGV[6])

@@ -1,13 +1,15 @@
 -- The record of an item, the value of its id in the items hash; the one place that reads or
 -- writes one (JS sees records only through the scripts' replies):
 --
---   state seq '|' deadline '|' attempt '|' token '|' value
+--   state seq '|' deadline '|' attempt '|' token '|' [ '@' length ':' schedule ] value
 --
 -- state p (pending), l (leased) or d (dead); seq the 16 hex digits of its pending member;
 -- deadline epoch ms with up to 3 decimals; attempt the number of deliveries so far; token the
 -- current delivery's token (empty unless leased: hex digits and dashes, made by the take
 -- script from a random part its caller sends, so that no token comes twice, even after the
--- counter starts again); value the JSON text as offered.
+-- counter starts again); schedule, for an occurrence of a schedule (includes/schedule.lua),
+-- that schedule's id (length bytes; JSON text never starts with @); value the JSON text as
+-- offered.
 
 --- @include "keys"
 
@@ -16,18 +18,25 @@ local function hex(n) return string.format('%016x', n) end -- luacheck: ignore 2
 -- The first seq of n new ones (unique and increasing while the counter lasts: FIFO ties).
 local function seqs(n) return redis.call('INCRBY', seqkey, n) - n + 1 end -- luacheck: ignore 211
 
--- The record as a table { state, seq, deadline, attempt, token, value }, or nil when rec is
--- nil or not a record.
+-- The record as a table { state, seq, deadline, attempt, token, schedule, value } (schedule
+-- nil but for an occurrence), or nil when rec is nil or not a record.
 local function parse(rec) -- luacheck: ignore 211
   if not rec then return nil end
   local state, seq, deadline, attempt, token, at =
     string.match(rec, '^([pld])(%x+)|([^|]+)|(%d+)|([%x%-]*)|()')
   if state == nil or #seq ~= 16 or tonumber(deadline) == nil then return nil end
+  local schedule
+  local length, from = string.match(rec, '^@(%d+):()', at)
+  if length then
+    schedule = string.sub(rec, from, from + tonumber(length) - 1)
+    at = from + tonumber(length)
+  end
   return { state = state, seq = seq, deadline = deadline, attempt = tonumber(attempt), token = token,
-    value = string.sub(rec, at) }
+    schedule = schedule, value = string.sub(rec, at) }
 end
 
 local function save(id, r) -- luacheck: ignore 211
-  redis.call('HSET', items, id,
-    r.state .. r.seq .. '|' .. r.deadline .. '|' .. string.format('%d', r.attempt) .. '|' .. r.token .. '|' .. r.value)
+  local schedule = r.schedule and ('@' .. #r.schedule .. ':' .. r.schedule) or ''
+  redis.call('HSET', items, id, r.state .. r.seq .. '|' .. r.deadline .. '|' .. string.format('%d', r.attempt) .. '|'
+    .. r.token .. '|' .. schedule .. r.value)
 end

@@ -1,0 +1,219 @@
+-- Schedules: a schedule's record in the schedules hash (id -> record), the one place that reads
+-- or writes one, and the steps of its chain of occurrences (docs/schedules.md has the rules):
+--
+--   kind '|' rule '|' start '|' zone '|' catchUp '|' overlap '|' due '|' succ '|' last '|'
+--   began '|' wait '|' runs '|' skipped '|' value
+--
+-- kind e (every: rule its period in ms, start its first occurrence) or c (cron: rule the
+-- expression, zone its IANA time zone, start '' or the instant given); catchUp one, all or
+-- none; overlap 1 or 0; due its one pending occurrence ('' once its rule has none left);
+-- succ, for cron, the occurrence after due as a client computed it ('' not known yet, 'end'
+-- none); last the due time of the latest run handed out and began the server time it was
+-- ('' before the first); wait 1 while the pending occurrence waits for that run to end; runs
+-- and skipped the counts; value the JSON text every occurrence carries. Times are whole epoch
+-- ms ('%.0f': whole), began ms with decimals.
+--
+-- An occurrence is an item (includes/record.lua) whose record names its schedule, with the id
+-- schedule id '@' due: each schedule has exactly one pending, the chain's next. The script
+-- that hands it out (take: occur) places the next one, so no process can die in between; Lua
+-- computes `every`, and for cron (which needs time zones) a client computes the successor
+-- and the advance script accepts it only while the schedule is still at the due time it was
+-- computed for (compare-and-set), so two clients cannot both place it.
+
+--- @include "time"
+--- @include "queue"
+
+local function whole(t) return string.format('%.0f', t) end -- luacheck: ignore 211
+
+local SCHEDULE = '^([ec])|([^|]*)|([^|]*)|([^|]*)|(%a+)|([01])|([^|]*)|([^|]*)|([^|]*)|([^|]*)|([01])|(%d+)|(%d+)|()'
+
+-- The record of schedule sid as a table, or nil when there is none (or it is not one).
+local function sched_get(sid) -- luacheck: ignore 211
+  local rec = redis.call('HGET', schedules, sid)
+  if not rec then return nil end
+  local kind, rule, origin, zone, catch, overlap, due, succ, last, began, wait, runs, skipped, at =
+    string.match(rec, SCHEDULE)
+  if kind == nil then return nil end
+  return { kind = kind, rule = rule, start = origin, zone = zone, catch = catch, overlap = overlap, due = due,
+    succ = succ, last = last, began = began, wait = wait, runs = tonumber(runs), skipped = tonumber(skipped),
+    value = string.sub(rec, at) }
+end
+
+local function sched_put(sid, S) -- luacheck: ignore 211
+  redis.call('HSET', schedules, sid, table.concat({ S.kind, S.rule, S.start, S.zone, S.catch, S.overlap, S.due,
+    S.succ, S.last, S.began, S.wait, string.format('%d', S.runs), string.format('%d', S.skipped), S.value }, '|'))
+end
+
+-- What a reply says of a schedule: id, kind, rule, start, zone, catchUp, overlap, due, last,
+-- runs, skipped, value.
+local function sched_reply(out, sid, S) -- luacheck: ignore 211
+  for _, v in ipairs({ sid, S.kind, S.rule, S.start, S.zone, S.catch, S.overlap, S.due, S.last, S.runs, S.skipped,
+    S.value }) do
+    out[#out + 1] = v
+  end
+end
+
+-- The head channel, as js/redis/keys.js names it: the keys' common base, then 'head'.
+local function head_channel() -- luacheck: ignore 211
+  return string.sub(items, 1, #items - #'items') .. 'head'
+end
+
+-- every: occurrence k due at start + k * period, from k (never by adding periods).
+local function every_next(S, after) -- luacheck: ignore 211
+  local first, period = tonumber(S.start), tonumber(S.rule)
+  if after < first then return first end
+  local k = math.floor((after - first) / period) + 1
+  while k > 1 and first + (k - 1) * period > after do k = k - 1 end
+  while first + k * period <= after do k = k + 1 end
+  return first + k * period
+end
+
+local function every_latest(S, at) -- luacheck: ignore 211
+  local first, period = tonumber(S.start), tonumber(S.rule)
+  if at < first then return nil end
+  local k = math.floor((at - first) / period)
+  while k > 0 and first + k * period > at do k = k - 1 end
+  while first + (k + 1) * period <= at do k = k + 1 end
+  return first + k * period
+end
+
+-- catchUp (js/schedule/rule.js has the same): what runs of an every schedule whose occurrence
+-- due has come, at now, and the occurrence after it. Behind (the next one is due too): "all"
+-- runs due, "one" the latest missed occurrence, "none" nothing.
+local function every_catch_up(S, due, now) -- luacheck: ignore 211
+  local after = every_next(S, due)
+  if after > now or S.catch == 'all' then return due, after end
+  local latest = every_latest(S, now)
+  if S.catch == 'one' then return latest, every_next(S, latest) end
+  return nil, every_next(S, latest)
+end
+
+-- Makes the occurrence due at `due` the schedule's pending one, as an item; an item of that id
+-- already present is kept (ifExists "keep"). Occurrences placed are always later than any run
+-- handed out, so that id is free but for an item a caller offered under it.
+local function place(sid, S, due) -- luacheck: ignore 211
+  S.due = whole(due)
+  local id = sid .. '@' .. S.due
+  if redis.call('HEXISTS', items, id) == 1 then return end
+  local r = { state = 'p', seq = hex(seqs(1)), deadline = fmt(due), attempt = 0, token = '', schedule = sid,
+    value = S.value }
+  save(id, r)
+  redis.call('ZADD', pending, r.deadline, r.seq .. id)
+end
+
+-- The schedule's pending occurrence: its id and record, when it is there and pending.
+local function pending_occurrence(sid, S) -- luacheck: ignore 211
+  if S.due == '' then return nil end
+  local id = sid .. '@' .. S.due
+  local r = parse(redis.call('HGET', items, id))
+  if r and r.state == 'p' and r.schedule == sid then return id, r end
+  return nil
+end
+
+-- Takes the schedule's pending occurrence away (it is removed, or its rule changed).
+local function unplace(sid, S) -- luacheck: ignore 211
+  local id, r = pending_occurrence(sid, S)
+  if id then
+    redis.call('ZREM', pending, r.seq .. id)
+    redis.call('HDEL', items, id)
+  end
+  S.due, S.succ, S.wait = '', '', '0'
+end
+
+-- Whether the item id (record r) is its schedule's pending occurrence: it belongs to the
+-- schedule (cancel and reschedule leave it alone; unschedule() removes it).
+local function is_chain(id, r) -- luacheck: ignore 211
+  if r.schedule == nil then return false end
+  local S = sched_get(r.schedule)
+  return S ~= nil and S.due ~= '' and r.schedule .. '@' .. S.due == id
+end
+
+-- A client is asked to compute what a cron schedule's rule says: { sid, due, now, expression,
+-- zone, catchUp }; its answer goes to the advance script.
+local function ask(needs, sid, S, now)
+  needs[#needs + 1] = { sid, S.due, fmt(now), S.rule, S.zone, S.catch }
+end
+
+-- The take script has taken item id (record r, a schedule's occurrence, due by now) out of
+-- the pending set. When it is its schedule's pending occurrence, decides what happens to it
+-- in this script, and places the next one:
+-- - catchUp decides what runs (the occurrence, the latest missed one, or none);
+-- - overlap false: while the schedule's previous run is in flight, an occurrence that came due
+--   after that run began is skipped and counted; one that was due before (a catch-up "all")
+--   waits for it to end (until its lease runs out, or its ack);
+-- - a cron schedule whose successor is not known (or that fell behind, for "one" and "none")
+--   stays pending, and a client is asked (needs).
+-- Returns the id and record to hand out (the record's deadline the occurrence's due time), or
+-- nil when nothing is handed out. Any other item (a retry of an occurrence, one released, one
+-- of a schedule removed) is handed out as it is.
+local function occur(id, r, now, needs, skips) -- luacheck: ignore 211
+  local sid = r.schedule
+  local S = sched_get(sid)
+  if S == nil or S.due == '' or sid .. '@' .. S.due ~= id then return id, r end
+  local due = tonumber(S.due)
+  local run, after
+  if S.kind == 'e' then
+    run, after = every_catch_up(S, due, now)
+  else
+    if S.succ ~= 'end' then after = tonumber(S.succ) end
+    if S.succ == '' or (after ~= nil and after <= now and S.catch ~= 'all') then
+      redis.call('ZADD', pending, r.deadline, r.seq .. id) -- back in its place, until a client answers
+      ask(needs, sid, S, now)
+      return nil
+    end
+    run = due
+  end
+  if run ~= nil and S.overlap == '0' and S.last ~= '' then
+    local expiry = redis.call('ZSCORE', leased, sid .. '@' .. S.last)
+    if expiry then
+      if run > tonumber(S.began) then
+        S.skipped = S.skipped + 1
+        skips[#skips + 1] = sid
+        skips[#skips + 1] = whole(run)
+        run = nil
+      else
+        S.wait = '1'
+        sched_put(sid, S)
+        enqueue(id, r, expiry)
+        return nil
+      end
+    end
+  end
+  redis.call('HDEL', items, id)
+  S.wait = '0'
+  if after ~= nil then place(sid, S, after) else S.due = '' end
+  if S.kind == 'c' then
+    S.succ = ''
+    if after ~= nil then ask(needs, sid, S, now) end
+  end
+  if run == nil then
+    sched_put(sid, S)
+    return nil
+  end
+  S.last, S.began, S.runs = whole(run), fmt(now), S.runs + 1
+  sched_put(sid, S)
+  r.deadline = fmt(run)
+  return sid .. '@' .. S.last, r
+end
+
+-- The due time of occurrence id (record r), for its delivery's deadline: the one in its id,
+-- whatever deadline a retry or a wait gave its record.
+local function due_of(id, r) -- luacheck: ignore 211
+  local due = string.match(id, '@(%-?%d+)$')
+  return due and fmt(tonumber(due)) or r.deadline
+end
+
+-- The delivery of item id, an occurrence of schedule sid, was acked: an occurrence that waits
+-- for that run to end is due now.
+local function ended(sid, id) -- luacheck: ignore 211
+  local S = sched_get(sid)
+  if S == nil or S.wait ~= '1' or sid .. '@' .. S.last ~= id then return end
+  S.wait = '0'
+  sched_put(sid, S)
+  local pid, pr = pending_occurrence(sid, S)
+  if pid == nil then return end
+  local before = head()
+  redis.call('ZREM', pending, pr.seq .. pid)
+  enqueue(pid, pr, fmt(clock()))
+  announce(head_channel(), before)
+end

@@ -1,0 +1,62 @@
+--[[ scheduleUpsert: creates a schedule, or updates the one of that id. Its chain stays when its
+  rule is the same (kind, period or expression, zone, and start when given) and its pending
+  occurrence is there: that keeps its due time and takes the new value; otherwise the pending
+  occurrence is replaced by the rule's first, which is always later than the latest run (so no
+  occurrence runs twice). Runs, skipped and the last run are kept.
+  KEYS: the queue's keys (includes/keys.lua)
+  ARGV: channel, id, kind ('e' every, 'c' cron), rule (the period, or the expression), start
+    ('' or epoch ms), zone, catchUp, overlap ('1' or '0'), value, and for cron: first (the rule's
+    first occurrence at or after the start the client chose, '' for none), succ (the one after
+    it, '' for none)
+  Reply: now, 1 (created), 2 (updated) or 0 (nothing changed: cron's first occurrence must come
+    after the third field, the latest run or the replaced occurrence, and the client computes it
+    again from there); then
+    the schedule as includes/schedule.lua's sched_reply gives it
+]]
+--- @include "time"
+--- @include "queue"
+--- @include "schedule"
+
+local now = clock()
+local sid = ARGV[2]
+local old = sched_get(sid)
+local S = { kind = ARGV[3], rule = ARGV[4], start = ARGV[5], zone = ARGV[6], catch = ARGV[7], overlap = ARGV[8],
+  value = ARGV[9], due = '', succ = '', last = '', began = '', wait = '0', runs = 0, skipped = 0 }
+if old then S.last, S.began, S.runs, S.skipped = old.last, old.began, old.runs, old.skipped end
+local before = head()
+local same = old and old.kind == S.kind and old.rule == S.rule and old.zone == S.zone
+  and (S.start == '' or S.start == old.start)
+local pid, pr
+if old then pid, pr = pending_occurrence(sid, old) end
+if same and pid then
+  -- The same rule: the chain goes on.
+  S.start, S.due, S.succ, S.wait = old.start, old.due, old.succ, old.wait
+  if pr.value ~= S.value then
+    pr.value = S.value
+    save(pid, pr)
+  end
+else
+  -- The first occurrence after now and after the latest run, and after a pending occurrence
+  -- that an item offered under its id replaced.
+  local floor = S.last ~= '' and tonumber(S.last) or nil
+  if old and old.due ~= '' and not pid then floor = math.max(floor or tonumber(old.due), tonumber(old.due)) end
+  local from = math.ceil(now)
+  if floor then from = math.max(from, floor + 1) end
+  local first
+  if same then S.start = old.start end -- the same rule keeps its phase
+  if S.kind == 'e' then
+    if S.start == '' then S.start = whole(math.ceil(now + tonumber(S.rule))) end
+    first = every_next(S, from - 1)
+  else
+    first = tonumber(ARGV[10])
+    if first ~= nil and floor and first <= floor then return { fmt(now), 0, whole(floor) } end
+    S.succ = ARGV[11] == '' and 'end' or ARGV[11]
+  end
+  if old then unplace(sid, old) end
+  if first ~= nil then place(sid, S, first) end
+end
+sched_put(sid, S)
+announce(ARGV[1], before)
+local out = { fmt(now), old and 2 or 1 }
+sched_reply(out, sid, S)
+return out

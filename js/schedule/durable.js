@@ -1,0 +1,157 @@
+// The schedules of a DurableDelayQueue (js/durable.js): what its schedule(), unschedule(),
+// deliver() and open() compute, as pure functions of a schedule and the time; durable.js
+// commits what they return, with the rest of each call's change, in one storage transaction.
+// The rules are docs/schedules.md's, through rule.js (catchUp) and spec.js (the checks and
+// the occurrences' ids), as on Redis.
+//
+// A schedule has exactly one pending occurrence, an item of the queue (`<id>@<due>`, the
+// schedule's value, `schedule` naming it). deliver() hands it out and places the next one in
+// the same transaction as the hand-out (which is also the previous delivery's outcome), so an
+// eviction or a restart at any point leaves the chain whole: either the occurrence is still
+// pending, or it is in flight (its attempt counted) and the next one is pending. The object's
+// alarm is the one timer: the pending occurrences are items like the others.
+//
+// deliver() runs one handler at a time, so an occurrence is never handed out while the
+// previous run of its schedule runs: `overlap` has nothing to decide here, and an occurrence
+// that came due during a long run comes out after it (late; catchUp decides when it fell a
+// whole period behind).
+//
+// Storage: `${prefix}sched:<id>` → { every | cron, timezone, start, catchUp, overlap, value,
+// due, last, runs, skipped } (times epoch ms, null for none).
+
+import { catchUp, EveryRule, firstAtOrAfter } from "./rule.js";
+import { cronRuleOf, occurrenceId } from "./spec.js";
+
+/**
+ * A schedule as the queue keeps it in memory: its stored fields and its rule.
+ * @typedef {object} DurableSchedule
+ * @property {string} id
+ * @property {number} [every]
+ * @property {string} [cron]
+ * @property {string} [timezone]
+ * @property {number | null} start every: its first occurrence; cron: the start given, or null
+ * @property {"one" | "all" | "none"} catchUp
+ * @property {boolean} overlap
+ * @property {any} value
+ * @property {number | null} due its pending occurrence, null once its rule has none left
+ * @property {number | null} last the due time of the latest run
+ * @property {number} runs
+ * @property {number} skipped
+ * @property {{ next(after: number): number | undefined, latest(at: number): number | undefined }} rule
+ */
+
+/** What storage holds for a schedule. @param {DurableSchedule} s */
+export function storedSchedule({ every, cron, timezone, start, catchUp, overlap, value, due, last, runs, skipped }) {
+  const rule = every !== undefined ? { every } : { cron, timezone };
+  return { ...rule, start, catchUp, overlap, value, due, last, runs, skipped };
+}
+
+/**
+ * A schedule read back from storage (id and record), or null when it is not one of ours.
+ * Loads croner for a cron schedule.
+ * @returns {Promise<DurableSchedule | null>}
+ */
+export async function scheduleOf(id, r) {
+  if (r === null || typeof r !== "object" || r.value === undefined) return null;
+  const time = (t) => t === null || Number.isFinite(t);
+  if (!time(r.start) || !time(r.due) || !time(r.last)) return null;
+  if (!["one", "all", "none"].includes(r.catchUp) || typeof r.overlap !== "boolean") return null;
+  if (!Number.isSafeInteger(r.runs) || !Number.isSafeInteger(r.skipped)) return null;
+  let rule;
+  try {
+    if (r.every !== undefined) rule = new EveryRule(r.every, r.start);
+    else if (typeof r.cron === "string" && typeof r.timezone === "string") rule = await cronRuleOf(r.cron, r.timezone);
+    else return null;
+  } catch {
+    return null;
+  }
+  const { every, cron, timezone, start, catchUp, overlap, value, due, last, runs, skipped } = r;
+  const kind = every !== undefined ? { every } : { cron, timezone };
+  return { id, ...kind, start, catchUp, overlap, value, due, last, runs, skipped, rule };
+}
+
+/** A schedule as schedules() and schedule() give it (the value copied). @param {DurableSchedule} s */
+export function infoOf(s) {
+  const rule = s.every !== undefined ? { every: s.every } : { cron: s.cron, timezone: s.timezone };
+  return {
+    id: s.id,
+    ...rule,
+    start: s.start ?? undefined,
+    catchUp: s.catchUp,
+    overlap: s.overlap,
+    value: structuredClone(s.value),
+    nextRun: s.due ?? undefined,
+    lastRun: s.last ?? undefined,
+    runs: s.runs,
+    skipped: s.skipped,
+  };
+}
+
+/**
+ * The schedule that `schedule(id, rule, value, opts)` makes at `now`, from the one of that id
+ * (`old`, or undefined): `{ schedule, first }`, where `first` is the due time of the pending
+ * occurrence to place, or undefined when the old one stays (the same rule: its chain goes
+ * on, with the new value). A new rule's first occurrence is later than the latest run, so no
+ * occurrence runs twice, and later than `gone`, the due time of a pending occurrence that is
+ * no longer there (an item offered under its id replaced it), when there is one. Throws a
+ * RangeError when the rule has no occurrence left.
+ * @param {DurableSchedule | undefined} old
+ * @param {import("./spec.js").ScheduleSpec} spec
+ * @param {any} value the copy to keep
+ * @param {{ next(after: number): number | undefined, latest(at: number): number | undefined } | null} cronRule
+ * @param {number} now
+ * @param {number} [gone]
+ */
+export function planSchedule(old, spec, value, cronRule, now, gone) {
+  const start = spec.start === undefined ? undefined : Math.ceil(spec.start);
+  const rule = spec.kind === "every" ? { every: spec.every } : { cron: spec.cron, timezone: spec.timezone };
+  const history = { last: old?.last ?? null, runs: old?.runs ?? 0, skipped: old?.skipped ?? 0 };
+  const common = { id: spec.id, ...rule, catchUp: spec.catchUp, overlap: spec.overlap, value, ...history };
+  const sameRule =
+    old !== undefined &&
+    old.every === spec.every &&
+    old.cron === spec.cron &&
+    old.timezone === spec.timezone &&
+    (start === undefined || start === old.start);
+  const same = sameRule && old.due !== null && gone === undefined;
+  if (same) return { schedule: { ...common, start: old.start, due: old.due, rule: old.rule }, first: undefined };
+  const after = Math.max(old?.last == null ? Number.NEGATIVE_INFINITY : old.last + 1, (gone ?? -Infinity) + 1);
+  let occurrences;
+  let from;
+  let origin;
+  if (spec.kind === "every") {
+    // The same rule keeps its phase.
+    origin =
+      start ?? (sameRule ? /** @type {number} */ (old.start) : Math.ceil(now + /** @type {number} */ (spec.every)));
+    occurrences = new EveryRule(/** @type {number} */ (spec.every), origin);
+    from = Math.max(now, after);
+  } else {
+    origin = start ?? (sameRule ? old.start : null);
+    occurrences = /** @type {NonNullable<typeof cronRule>} */ (cronRule);
+    from = Math.max(start === undefined ? now + 1 : Math.max(start, now), after);
+  }
+  const first = firstAtOrAfter(occurrences, from);
+  if (first === undefined)
+    throw new RangeError(`the schedule has no occurrence at or after ${new Date(from).toISOString()}`);
+  return { schedule: { ...common, start: origin, due: first, rule: occurrences }, first };
+}
+
+/**
+ * What handing out schedule `s`'s pending occurrence at `now` does (catchUp): `run`, the
+ * occurrence that runs (its own due time, the latest missed one for "one", undefined for
+ * "none"), and `schedule`, the schedule after it (`due` its next pending occurrence, null
+ * when the rule has no more).
+ * @param {DurableSchedule} s
+ * @param {number} now
+ */
+export function occurrenceStep(s, now) {
+  const { run, next } = catchUp(s.rule, /** @type {number} */ (s.due), now, s.catchUp);
+  const schedule = { ...s, due: next ?? null };
+  if (run !== undefined) Object.assign(schedule, { last: run, runs: s.runs + 1 });
+  return { run, schedule };
+}
+
+/** The id of `s`'s pending occurrence, or undefined when it has none. @param {DurableSchedule} s */
+export function pendingId(s) {
+  return s.due === null ? undefined : occurrenceId(s.id, s.due);
+}

@@ -1,0 +1,141 @@
+// What the durable engines' `schedule(id, rule, value, opts)` is given, checked, and what
+// both of them share about a schedule: RedisDelayQueue and DurableDelayQueue check the same
+// arguments with the same messages, name occurrences the same way, and decide a catch-up the
+// same way (rule.js `catchUp`). The rules themselves are rule.js's EveryRule and cron.js's
+// CronRule; cron.js (which brings croner) is imported only when a cron schedule needs it.
+//
+// An occurrence is an item of its queue whose id is `<schedule id>@<due>` (its due time in
+// whole epoch ms): deterministic, so that the one pending occurrence of a schedule is named
+// by the schedule and its due time alone, and two processes that compute the same
+// occurrence name the same item. A schedule's id is therefore at most MAX_SCHEDULE_ID code
+// units, so that every occurrence's id is an id (at most MAX_ID_LENGTH).
+
+import { checkBoolean, checkId, describe, MAX_ID_LENGTH, options } from "../arguments.js";
+import { catchUp, checkCatchUp, checkPeriod, startOf } from "./rule.js";
+
+/** The longest schedule id: room for "@" and a due time (at most 17 characters) in an item id. */
+export const MAX_SCHEDULE_ID = MAX_ID_LENGTH - 32;
+
+/** The options schedule() takes. */
+const SCHEDULE_OPTIONS = ["catchUp", "overlap", "start"];
+
+/**
+ * A schedule's arguments, checked.
+ * @typedef {object} ScheduleSpec
+ * @property {string} id
+ * @property {"every" | "cron"} kind
+ * @property {number} [every] the period (ms), for kind "every"
+ * @property {string} [cron] the expression, for kind "cron"
+ * @property {string} [timezone] the IANA time zone, for kind "cron" (default "UTC")
+ * @property {number | undefined} start epoch ms, or undefined
+ * @property {"one" | "all" | "none"} catchUp
+ * @property {boolean} overlap
+ */
+
+/**
+ * The id, rule and options of `schedule(id, rule, value, opts)`, checked; a TypeError or
+ * RangeError naming the argument otherwise. A cron expression and its time zone are checked
+ * by `ruleOf` (which loads croner).
+ * @param {unknown} id
+ * @param {unknown} rule `{ every }` or `{ cron, timezone? }`
+ * @param {unknown} opts `{ catchUp?, overlap?, start? }`
+ * @returns {ScheduleSpec}
+ */
+export function scheduleSpec(id, rule, opts) {
+  checkScheduleId(id);
+  const name = /** @type {string} */ (id);
+  if (rule === null || typeof rule !== "object")
+    throw new TypeError(`rule must be { every } or { cron, timezone }, got ${describe(rule)}`);
+  const r = options(rule, "rule", ["every", "cron", "timezone"], "schedule()");
+  const o = options(opts, "options", SCHEDULE_OPTIONS, "schedule()");
+  const { catchUp = "one", overlap = false } = o;
+  checkCatchUp(catchUp);
+  checkBoolean(overlap, "options.overlap");
+  const start = startOf(o.start);
+  if ((r.every === undefined) === (r.cron === undefined))
+    throw new TypeError("rule must have exactly one of every and cron");
+  if (r.every !== undefined) {
+    checkPeriod(r.every, "rule.every");
+    if (r.timezone !== undefined) throw new TypeError("rule.timezone goes with cron, not with every");
+    return { id: name, kind: "every", every: r.every, start, catchUp, overlap };
+  }
+  if (typeof r.cron !== "string")
+    throw new TypeError(`rule.cron must be a cron expression (a string), got ${describe(r.cron)}`);
+  const { timezone = "UTC" } = r;
+  if (typeof timezone !== "string")
+    throw new TypeError(`rule.timezone must be an IANA time zone name (a string), got ${describe(timezone)}`);
+  return { id: name, kind: "cron", cron: r.cron, timezone, start, catchUp, overlap };
+}
+
+/** A schedule's id: an id short enough that its occurrences' ids are ids. */
+export function checkScheduleId(id, name = "id") {
+  checkId(id, name);
+  if (id.length > MAX_SCHEDULE_ID)
+    throw new RangeError(
+      `${name} must be at most ${MAX_SCHEDULE_ID} characters (its occurrences are named "<id>@<due>"), got ${id.length}`,
+    );
+}
+
+/** The id of the occurrence of schedule `id` due at `due` (whole epoch ms). */
+export function occurrenceId(id, due) {
+  return `${id}@${due}`;
+}
+
+/** The due time of the occurrence whose id is `id` (as occurrenceId made it). */
+export function dueOf(id) {
+  return Number(id.slice(id.lastIndexOf("@") + 1));
+}
+
+/** @type {Promise<typeof import("./cron.js")> | null} */
+let cronModule = null;
+
+/** The cron rules (./cron.js, and croner with it), loaded on first use. */
+export function cronRules() {
+  cronModule ??= import("./cron.js");
+  return cronModule;
+}
+
+/** Cron rules by expression and zone, so that croner parses each once per process. */
+const cronCache = new Map();
+
+/**
+ * The cron rule of `expression` in `timezone`, checked (a TypeError or RangeError naming
+ * `rule.cron` or `rule.timezone`): loads croner on first use.
+ * @param {string} expression
+ * @param {string} timezone
+ */
+export async function cronRuleOf(expression, timezone) {
+  const key = `${timezone}\n${expression}`;
+  let rule = cronCache.get(key);
+  if (rule !== undefined) return rule;
+  const { CronRule } = await cronRules();
+  try {
+    rule = new CronRule(expression, timezone);
+  } catch (e) {
+    throw new /** @type {any} */ (e).constructor(
+      /** @type {Error} */ (e).message.replace(/^(expression|timezone)\b/, (w) =>
+        w === "expression" ? "rule.cron" : "rule.timezone",
+      ),
+    );
+  }
+  if (cronCache.size >= 1000) cronCache.clear();
+  cronCache.set(key, rule);
+  return rule;
+}
+
+/**
+ * What a cron schedule's one pending occurrence becomes at `now`, as catchUp decides
+ * (rule.js): `keep`, the occurrence to keep pending (its own due time when on time or
+ * catching up "all"; the latest missed one for "one"; the next one for "none"), and `after`,
+ * the occurrence after `keep` (undefined when the rule has none). For engines that hand
+ * `keep` out when it is due and place `after` then.
+ * @param {{ next(after: number): number | undefined, latest(at: number): number | undefined }} rule
+ * @param {number} due
+ * @param {number} now
+ * @param {"one" | "all" | "none"} mode
+ */
+export function pendingAfterCatchUp(rule, due, now, mode) {
+  const { run, next } = catchUp(rule, due, now, mode);
+  if (run !== undefined) return { keep: run, after: next };
+  return { keep: next, after: next === undefined ? undefined : rule.next(next) };
+}

@@ -1,0 +1,256 @@
+// The engine contract's schedules (docs/schedules.md): schedule(), unschedule(), schedules(),
+// and occurrences delivered through the engine's own consumer (process() on Redis, deliver()
+// from the alarm on Durable Objects), with job.schedule and job.deadline. cases.mjs adds these
+// to its cases, so every runner runs them against its engine; like the others, nothing here
+// but node:assert, so they run in workerd too.
+//
+// Time is real: periods are tens to hundreds of ms, and what a case asserts about catch-ups
+// rests on a first run that takes several periods (the engine's one consumer busy meanwhile),
+// with bounds wide enough for a loaded machine.
+import assert from "node:assert/strict";
+
+/**
+ * @param {(name: string, run: (e: any) => Promise<void>) => void} test
+ * @param {{ consume: Function, checkBadCalls: Function, HOUR: number, sleep: (ms: number) => Promise<void> }} helpers
+ */
+export function scheduleCases(test, { consume, checkBadCalls, HOUR, sleep }) {
+  /** Deliveries as [schedule, due offset from `t0`, attempt]. */
+  const shape = (got, t0) => got.map((d) => [d.schedule, d.deadline - t0, d.attempt]);
+
+  test("schedule({ every }): occurrences are items, job.schedule its id and job.deadline its due time, at a fixed rate; schedules() tells the runs", async (e) => {
+    const q = await e.open();
+    const info = await q.schedule("beat", { every: 80 }, { kind: "beat" }, { catchUp: "all" });
+    assert.deepEqual(
+      { ...info, start: typeof info.start, nextRun: typeof info.nextRun },
+      {
+        id: "beat",
+        every: 80,
+        start: "number",
+        catchUp: "all",
+        overlap: false,
+        value: { kind: "beat" },
+        nextRun: "number",
+        lastRun: undefined,
+        runs: 0,
+        skipped: 0,
+      },
+    );
+    assert.equal(info.start, info.nextRun, "the first occurrence is the start: one period from the call");
+    assert.ok(
+      info.nextRun - Date.now() <= 80 + 1000 && info.nextRun - Date.now() > -1000,
+      `due in ${info.nextRun - Date.now()} ms`,
+    );
+    assert.equal(await q.size(), 1, "a schedule has one pending occurrence");
+    const got = await consume(e, q, 4);
+    assert.deepEqual(shape(got, info.nextRun), [
+      ["beat", 0, 1],
+      ["beat", 80, 1],
+      ["beat", 160, 1],
+      ["beat", 240, 1],
+    ]);
+    for (const d of got) {
+      assert.equal(d.id, `beat@${d.deadline}`);
+      assert.deepEqual(d.value, { kind: "beat" });
+    }
+    const [s] = await q.schedules();
+    assert.equal(s.id, "beat");
+    assert.ok(s.runs >= 4 && s.lastRun >= got[3].deadline, `runs ${s.runs}, lastRun ${s.lastRun}`);
+    assert.equal(s.nextRun, s.lastRun + 80);
+    assert.equal(await q.unschedule("beat"), true);
+    assert.equal(await q.unschedule("beat"), false);
+    assert.deepEqual(await q.schedules(), []);
+    assert.equal(await q.size(), 0, "its pending occurrence went with it");
+  });
+
+  test("schedule({ cron, timezone }): occurrences at the expression's instants in the zone, on the second, never early", async (e) => {
+    const q = await e.open();
+    const info = await q.schedule("tick", { cron: "* * * * * *", timezone: "Asia/Kathmandu" }, "tick", {
+      catchUp: "all",
+    });
+    assert.equal(info.cron, "* * * * * *");
+    assert.equal(info.timezone, "Asia/Kathmandu");
+    assert.equal(info.nextRun % 1000, 0);
+    assert.ok(
+      info.nextRun > Date.now() - 1000 && info.nextRun <= Date.now() + 2000,
+      `due in ${info.nextRun - Date.now()} ms`,
+    );
+    const got = await consume(e, q, 2);
+    assert.deepEqual(shape(got, info.nextRun), [
+      ["tick", 0, 1],
+      ["tick", 1000, 1],
+    ]);
+    const [hourly] = [await q.schedule("hourly", { cron: "0 * * * *", timezone: "Asia/Kathmandu" }, null)];
+    // Kathmandu is UTC+05:45: its whole hours are at 15 minutes past UTC's.
+    assert.equal(new Date(hourly.nextRun).getUTCMinutes(), 15);
+    assert.deepEqual(
+      (await q.schedules()).map((s) => s.id),
+      ["hourly", "tick"],
+    );
+  });
+
+  test("schedule() again: the same rule keeps the chain (new value and options from the next occurrence on); a new rule replaces the pending occurrence", async (e) => {
+    const q = await e.open();
+    const t = Date.now();
+    const a = await q.schedule("s", { every: HOUR }, "v1");
+    const b = await q.schedule("s", { every: HOUR }, "v2", { catchUp: "none" });
+    assert.equal(b.nextRun, a.nextRun, "the chain goes on");
+    assert.deepEqual([b.value, b.catchUp, b.start], ["v2", "none", a.start]);
+    assert.equal(await q.size(), 1);
+    const phased = await q.schedule("p", { every: HOUR }, "p", { start: t - HOUR / 2 });
+    assert.equal(phased.nextRun, Math.ceil(t - HOUR / 2) + HOUR, "a start in the past sets the phase");
+    const later = await q.schedule("p", { every: HOUR }, "p", { start: new Date(t + 2 * HOUR) });
+    assert.equal(later.nextRun, Math.ceil(t + 2 * HOUR), "another start: a new rule");
+    const c = await q.schedule("s", { every: 50 }, "v3");
+    assert.equal(c.every, 50);
+    assert.notEqual(c.nextRun, a.nextRun);
+    assert.equal(await q.size(), 2, "one pending occurrence per schedule");
+    assert.equal(await q.delayOf(`s@${a.nextRun}`), undefined, "the old rule's occurrence is gone");
+    const [got] = await consume(e, q, 1);
+    assert.deepEqual([got.schedule, got.value, got.deadline], ["s", "v3", c.nextRun]);
+  });
+
+  test("a schedule's pending occurrence belongs to it: cancel and reschedule by its id say false and leave it", async (e) => {
+    const q = await e.open();
+    const { nextRun } = await q.schedule("s", { every: HOUR }, "x");
+    const id = `s@${nextRun}`;
+    assert.equal(await q.cancel(id), false);
+    assert.equal(await q.reschedule(id, 10), false);
+    assert.ok((await q.delayOf(id)) > HOUR - 60_000);
+    assert.equal(await q.size(), 1);
+    assert.equal((await q.schedules())[0].nextRun, nextRun);
+    // An item offered under its id replaces it; schedule() again gives the schedule its next.
+    await q.offer("not an occurrence", 2 * HOUR, { id });
+    const again = await q.schedule("s", { every: HOUR }, "x");
+    assert.equal(again.nextRun, nextRun + HOUR, "the schedule goes on after the occurrence replaced");
+    assert.ok((await q.delayOf(`s@${again.nextRun}`)) > HOUR, "its pending occurrence is there again");
+    assert.equal(await q.size(), 2);
+  });
+
+  // A first run that takes 450 ms, every 100 ms, one consumer: when it ends, the schedule is
+  // several occurrences behind, and catchUp decides what comes next.
+  const slowFirst = (d) => (d === 0 ? sleep(450) : undefined);
+  const grid = (got, t0) => got.every((d) => (d.deadline - t0) % 100 === 0);
+
+  test('catchUp "all": after a run that took several periods, every missed occurrence, in order, each with its own due time', async (e) => {
+    const q = await e.open();
+    const { nextRun: t0 } = await q.schedule("s", { every: 100 }, "s", { catchUp: "all" });
+    let n = 0;
+    const got = await consume(e, q, 6, () => slowFirst(n++));
+    assert.deepEqual(
+      got.map((d) => d.deadline - t0),
+      [0, 100, 200, 300, 400, 500],
+    );
+  });
+
+  test('catchUp "one" (the default): after a run that took several periods, one run for the latest missed occurrence, then on schedule', async (e) => {
+    const q = await e.open();
+    const { nextRun: t0 } = await q.schedule("s", { every: 100 }, "s");
+    let n = 0;
+    const ended = [];
+    const got = await consume(e, q, 3, async () => {
+      await slowFirst(n++);
+      ended.push(Date.now());
+    });
+    assert.ok(grid(got, t0), JSON.stringify(got.map((d) => d.deadline - t0)));
+    assert.ok(got[1].deadline - t0 >= 400, `the catch-up run is due at ${got[1].deadline - t0}: it skipped too few`);
+    // The latest occurrence at its hand-out, which came after the long run ended.
+    assert.ok(got[1].deadline + 100 > ended[0], `the catch-up run is due at ${got[1].deadline - t0}: not the latest`);
+    assert.ok(got[2].deadline > got[1].deadline);
+    const [s] = await q.schedules();
+    assert.ok(s.runs >= 3 && s.runs < 6, `${s.runs} runs: the missed occurrences do not run`);
+  });
+
+  test('catchUp "none": after a run that took several periods, none of the missed occurrences; the next on schedule', async (e) => {
+    const q = await e.open();
+    const { nextRun: t0 } = await q.schedule("s", { every: 100 }, "s", { catchUp: "none" });
+    let n = 0;
+    const ended = [];
+    const got = await consume(e, q, 2, async () => {
+      await slowFirst(n++);
+      ended.push(Date.now());
+    });
+    assert.ok(grid(got, t0), JSON.stringify(got.map((d) => d.deadline - t0)));
+    assert.ok(got[1].deadline > ended[0], `the next run is due at ${got[1].deadline - t0}, before the long run ended`);
+  });
+
+  test("an occurrence whose handler throws is retried like any item (job.schedule and job.deadline kept), and the schedule goes on", async (e) => {
+    const q = await e.open();
+    const { nextRun: t0 } = await q.schedule("s", { every: 200 }, "s", { catchUp: "all" });
+    const got = await consume(
+      e,
+      q,
+      4,
+      (_v, job) => {
+        if (job.deadline === t0 && job.attempt === 1) throw new Error("the first run fails once");
+      },
+      { retryDelayMs: 50 },
+    );
+    assert.deepEqual(
+      got.map((d) => [d.id, d.schedule, d.deadline, d.attempt]),
+      [
+        [`s@${t0}`, "s", t0, 1],
+        [`s@${t0}`, "s", t0, 2], // job.deadline: the occurrence's due time, on a retry too
+        [`s@${t0 + 200}`, "s", t0 + 200, 1],
+        [`s@${t0 + 400}`, "s", t0 + 400, 1],
+      ],
+    );
+  });
+
+  test("bad arguments to schedule and unschedule reject with a TypeError or RangeError that names them, and change nothing", async (e) => {
+    const q = await e.open();
+    await q.schedule("kept", { every: HOUR }, { kept: true });
+    const T = "TypeError";
+    const R = "RangeError";
+    const every = { every: 1000 };
+    await checkBadCalls(e, q, [
+      [(q) => q.schedule(5, every, 1), T, /^id\b/],
+      [(q) => q.schedule("", every, 1), R, /^id\b/],
+      [(q) => q.schedule("x".repeat(481), every, 1), R, /^id\b/],
+      [(q) => q.schedule("\uD800", every, 1), R, /^id\b/],
+      [(q) => q.schedule("s", null, 1), T, /^rule\b/],
+      [(q) => q.schedule("s", "every minute", 1), T, /^rule\b/],
+      [(q) => q.schedule("s", {}, 1), T, /^rule\b/],
+      [(q) => q.schedule("s", { every: 10, cron: "* * * * *" }, 1), T, /^rule\b/],
+      [(q) => q.schedule("s", { evry: 10 }, 1), T, /\bevry\b/],
+      [(q) => q.schedule("s", { every: "10" }, 1), T, /^rule\.every\b/],
+      [(q) => q.schedule("s", { every: 0 }, 1), R, /^rule\.every\b/],
+      [(q) => q.schedule("s", { every: 1.5 }, 1), R, /^rule\.every\b/],
+      [(q) => q.schedule("s", { every: Number.NaN }, 1), R, /^rule\.every\b/],
+      [(q) => q.schedule("s", { every: 10, timezone: "UTC" }, 1), T, /^rule\.timezone\b/],
+      [(q) => q.schedule("s", { cron: 5 }, 1), T, /^rule\.cron\b/],
+      [(q) => q.schedule("s", { cron: "not cron" }, 1), T, /^rule\.cron\b/],
+      [(q) => q.schedule("s", { cron: "61 * * * *" }, 1), R, /^rule\.cron\b/],
+      [(q) => q.schedule("s", { cron: "0 0 30 2 *" }, 1), R, /no occurrence/],
+      [(q) => q.schedule("s", { cron: "* * * * *", timezone: 5 }, 1), T, /^rule\.timezone\b/],
+      [(q) => q.schedule("s", { cron: "* * * * *", timezone: "Mars/Olympus" }, 1), R, /^rule\.timezone\b/],
+      [(q) => q.schedule("s", every, undefined), T, /^value\b/],
+      ...e.unstorable.map(([, value, path]) => [
+        (q) => q.schedule("s", every, value),
+        T,
+        new RegExp(`^value${path.replace(/[.[\]]/g, "\\$&")}`),
+      ]),
+      [(q) => q.schedule("s", every, 1, null), T, /^options\b/],
+      [(q) => q.schedule("s", every, 1, { catchup: "all" }), T, /\bcatchup\b/],
+      [(q) => q.schedule("s", every, 1, { catchUp: "some" }), R, /\bcatchUp\b/],
+      [(q) => q.schedule("s", every, 1, { catchUp: 1 }), T, /\bcatchUp\b/],
+      [(q) => q.schedule("s", every, 1, { overlap: "yes" }), T, /\boverlap\b/],
+      [(q) => q.schedule("s", every, 1, { start: "soon" }), T, /^start\b/],
+      [(q) => q.schedule("s", every, 1, { start: new Date(Number.NaN) }), R, /^start\b/],
+      [(q) => q.schedule("kept", { every: -5 }, 1), R, /^rule\.every\b/],
+      [(q) => q.unschedule(5), T, /^id\b/],
+      [(q) => q.unschedule(""), R, /^id\b/],
+    ]);
+    assert.deepEqual(
+      (await q.schedules()).map((s) => [s.id, s.value]),
+      [["kept", { kept: true }]],
+    );
+  });
+
+  test("close(): schedule, unschedule and schedules reject with ClosedError", async (e) => {
+    const q = await e.open();
+    await q.schedule("s", { every: HOUR }, 1);
+    await q.close();
+    for (const call of [() => q.schedule("t", { every: 10 }, 1), () => q.unschedule("s"), () => q.schedules()])
+      await assert.rejects(call(), { name: "ClosedError" }, call.toString());
+  });
+}

@@ -1,0 +1,265 @@
+// Events of the in-memory engines: DelayQueue's `delivered` and `expired`, the Scheduler's
+// `delivered`, `occurrence` and `skipped`, and the listener bookkeeping that lets a queue
+// build no event when nobody listens.
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { DelayQueue, Scheduler } from "tarry-queue";
+
+const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
+/** Lets posted events (dispatched in a microtask) arrive. */
+const settle = () => new Promise((resolve) => setImmediate(resolve));
+
+/** Records [type, detail] of each event of `types` on `target`. */
+function record(target, types) {
+  const log = [];
+  for (const type of types) target.addEventListener(type, (e) => log.push([type, e.detail]));
+  return log;
+}
+
+test("a DelayQueue is an EventTarget; its events are CustomEvents whose detail carries the data", async () => {
+  const q = new DelayQueue();
+  assert.ok(q instanceof EventTarget);
+  let event;
+  q.addEventListener("delivered", (e) => {
+    event = e;
+  });
+  q.offer("x", 0, { id: "x1" });
+  assert.equal(q.poll(), "x");
+  assert.equal(event, undefined, "posted: dispatched after the call");
+  await settle();
+  assert.ok(event instanceof CustomEvent);
+  assert.equal(event.type, "delivered");
+  assert.equal(event.detail.id, "x1");
+  assert.equal(event.detail.value, "x");
+  assert.ok(event.detail.lateness >= 0);
+  q.close();
+});
+
+test("delivered: one event per item handed out, by take, poll, drain and for await, in that order, with lateness", async () => {
+  const q = new DelayQueue();
+  const log = record(q, ["delivered"]);
+  q.offer("a", 0);
+  q.offer("b", 0);
+  q.offer("c", 0);
+  q.offer("d", 15);
+  await sleep(5);
+  assert.equal(await q.take(), "a");
+  assert.equal(q.poll(), "b");
+  assert.deepEqual(q.drain(), ["c"]);
+  for await (const v of q) {
+    assert.equal(v, "d");
+    break;
+  }
+  await settle();
+  assert.deepEqual(
+    log.map(([, d]) => d.value),
+    ["a", "b", "c", "d"],
+  );
+  for (const [, d] of log) assert.ok(d.lateness >= 0 && d.lateness < 5000, `lateness ${d.lateness}`);
+  assert.ok(log[0][1].lateness >= 2, "a waited 5 ms past its deadline before take()");
+  q.close();
+});
+
+test("expired: once per item as its deadline passes while it is in the queue, which keeps it", async () => {
+  const q = new DelayQueue();
+  const log = record(q, ["expired"]);
+  q.offer("first", 10, { id: "f" });
+  q.offer("second", 25);
+  q.offer("later", 60_000);
+  await sleep(80);
+  assert.deepEqual(
+    log.map(([, d]) => [d.id, d.value]),
+    [
+      ["f", "first"],
+      [undefined, "second"],
+    ],
+  );
+  assert.equal(q.size, 3, "nothing was taken");
+  await sleep(30);
+  assert.equal(log.length, 2, "each item once");
+  q.close();
+});
+
+test("expired before delivered for an item taken before the timer saw it; none for one cancelled in time", async () => {
+  const q = new DelayQueue();
+  const log = record(q, ["expired", "delivered"]);
+  q.offer("now", 0);
+  const h = q.offer("cancelled", 20);
+  assert.equal(q.poll(), "now");
+  q.cancel(h);
+  await sleep(40);
+  await settle();
+  assert.deepEqual(
+    log.map(([type, d]) => [type, d.value]),
+    [
+      ["expired", "now"],
+      ["delivered", "now"],
+    ],
+  );
+  q.close();
+});
+
+test("expired again after a reschedule moves an item that had expired; offerMany and replaced ids too", async () => {
+  const q = new DelayQueue();
+  const log = record(q, ["expired"]);
+  const h = q.offer("moved", 0);
+  await sleep(10);
+  assert.equal(log.length, 1);
+  q.reschedule(h, 10);
+  q.offerMany(["m1", "m2"], [5, 5]);
+  q.offer("named", 5, { id: "n" });
+  q.offer("named again", 10, { id: "n" });
+  await sleep(40);
+  assert.deepEqual(
+    log.map(([, d]) => d.value),
+    ["moved", "m1", "m2", "moved", "named again"],
+  );
+  q.close();
+});
+
+test("an expired listener arms the timer while it is attached, and only then", async () => {
+  const q = new DelayQueue();
+  q.offer("x", 60_000);
+  assert.equal(q.stats.timersArmed, 0, "nothing waits");
+  const off = q.on("expired", () => {});
+  await settle();
+  assert.equal(q.stats.timersArmed, 1, "the listener waits for the deadline");
+  off();
+  assert.equal(q.stats.timersArmed, 0);
+  const controller = new AbortController();
+  q.addEventListener("expired", () => {}, { signal: controller.signal });
+  await settle();
+  assert.equal(q.stats.timersArmed, 1);
+  controller.abort();
+  assert.equal(q.stats.timersArmed, 0, "a listener added with a signal leaves when it aborts");
+  q.close();
+});
+
+test("listener bookkeeping follows EventTarget: duplicates are one, once leaves after its event, capture counts apart", async () => {
+  const q = new DelayQueue();
+  q.offer("x", 60_000);
+  const fn = () => {};
+  q.addEventListener("expired", fn);
+  q.addEventListener("expired", fn);
+  q.removeEventListener("expired", fn);
+  assert.equal(q.stats.timersArmed, 0, "the same listener twice is one registration");
+  q.addEventListener("expired", fn);
+  q.addEventListener("expired", fn, { capture: true });
+  q.removeEventListener("expired", fn);
+  assert.equal(q.stats.timersArmed, 1, "the capture registration stays");
+  q.removeEventListener("expired", fn, true);
+  assert.equal(q.stats.timersArmed, 0);
+  let calls = 0;
+  q.addEventListener("expired", { handleEvent: () => calls++ }, { once: true });
+  q.offer("due", 0);
+  await sleep(20);
+  assert.equal(calls, 1);
+  assert.equal(q.stats.timersArmed, 0, "a once listener left after its event");
+  q.close();
+});
+
+test("on(type, fn) calls fn(detail, event) and returns the function that unsubscribes", async () => {
+  const q = new DelayQueue();
+  const seen = [];
+  const off = q.on("delivered", (detail, event) => seen.push([detail.value, event.type]));
+  q.offer(1, 0);
+  q.poll();
+  await settle();
+  off();
+  q.offer(2, 0);
+  q.poll();
+  await settle();
+  assert.deepEqual(seen, [[1, "delivered"]]);
+  assert.throws(() => q.on("delivered", "nope"), /listener must be a function/);
+  q.close();
+});
+
+test("a listener may call the queue: events arrive after the call that made them", async () => {
+  const q = new DelayQueue();
+  const got = [];
+  q.on("expired", () => got.push(q.poll()));
+  q.offer("a", 5);
+  q.offer("b", 5);
+  await sleep(30);
+  assert.deepEqual(got, ["a", "b"]);
+  assert.equal(q.size, 0);
+  q.close();
+});
+
+test("Scheduler: delivered for one-off callbacks; occurrence for each run of a schedule", async () => {
+  const s = new Scheduler();
+  const log = record(s, ["delivered", "occurrence"]);
+  s.schedule(() => {}, 5);
+  const every = s.every(20, () => {});
+  await sleep(75);
+  every.cancel();
+  s.close();
+  await settle();
+  assert.equal(log[0][0], "delivered");
+  assert.ok(log[0][1].lateness >= 0);
+  const runs = log.filter(([type]) => type === "occurrence").map(([, d]) => d);
+  assert.ok(runs.length >= 2, `${runs.length} occurrences`);
+  for (const d of runs) {
+    assert.equal(d.schedule, every.id);
+    assert.equal(typeof d.due, "number");
+    assert.ok(d.lateness >= 0);
+  }
+  for (let i = 1; i < runs.length; i++) {
+    const step = runs[i].due - runs[i - 1].due;
+    assert.ok(step > 0 && step % 20 === 0, `due times in order, on the period: ${step}`);
+  }
+});
+
+test("Scheduler: skipped with reason overlap while a run is pending, missed when catchUp skips", async () => {
+  const s = new Scheduler();
+  const log = record(s, ["skipped", "occurrence"]);
+  // Runs that last 35 ms on a 10 ms period: the ones due meanwhile are skipped (overlap: false).
+  const slow = s.every(10, () => sleep(35));
+  await sleep(60);
+  slow.cancel();
+  await settle();
+  const overlaps = log.filter(([type, d]) => type === "skipped" && d.reason === "overlap");
+  assert.ok(overlaps.length >= 1, JSON.stringify(log));
+  for (const [, d] of overlaps) assert.equal(d.schedule, slow.id);
+  log.length = 0;
+  // A callback that blocks the thread for 60 ms on a 10 ms period: catchUp "one" skips.
+  const blocking = s.every(10, () => {
+    const until = Date.now() + 60;
+    while (Date.now() < until);
+  });
+  await sleep(100);
+  blocking.cancel();
+  s.close();
+  await settle();
+  const missed = log.filter(([type, d]) => type === "skipped" && d.reason === "missed");
+  assert.ok(missed.length >= 1, JSON.stringify(log));
+  const runs = log.filter(([type]) => type === "occurrence").map(([, d]) => d.due);
+  for (const [, d] of missed) {
+    assert.equal(d.schedule, blocking.id);
+    assert.ok(!runs.includes(d.due), "a missed occurrence does not run");
+  }
+});
+
+test("DurableDelayQueue: redelivered for a delivery that never finished (the object was reset), before its next delivered", async () => {
+  const { DurableDelayQueue, FakeStorage } = await import("./durable-helpers.mjs");
+  const storage = new FakeStorage();
+  const q = await DurableDelayQueue.open(storage, { maxAttempts: 3 });
+  await q.offer("crashes the object", 0, { id: "x" });
+  let reset;
+  void q.deliver(async () => {
+    reset = storage.clone(); // the object is reset while this runs: storage as it is now
+    await new Promise(() => {});
+  });
+  while (reset === undefined) await new Promise((resolve) => setImmediate(resolve));
+  const again = await DurableDelayQueue.open(reset, { maxAttempts: 3 });
+  const log = [];
+  for (const type of ["delivered", "redelivered", "acked"]) {
+    again.addEventListener(type, (e) => log.push([type, e.detail.id, e.detail.attempt]));
+  }
+  assert.equal(await again.deliver(() => {}), 1);
+  assert.deepEqual(log, [
+    ["redelivered", "x", 1],
+    ["delivered", "x", 2],
+    ["acked", "x", undefined],
+  ]);
+});
