@@ -412,6 +412,7 @@ export class Consumer {
     if (this.#closing) return;
     this.#tell("error", () => ({ error: e }));
     if (isLasting(e)) {
+      this.#conn.report(e);
       for (const t of this.#takers.clear()) this.#settle(t, () => t.reject(e));
       if (this.#lastCheck === Number.NEGATIVE_INFINITY) this.#consuming = null;
       this.#arm();
