@@ -99,8 +99,8 @@ export function checkId(id, name = "id") {
     throw new RangeError(`${name} must be well-formed Unicode (it has a lone surrogate)`);
 }
 
-/** An epoch-ms number or a Date (of any realm), as a finite epoch-ms number. */
-export function epochOf(deadline) {
+/** An epoch-ms number or a Date (of any realm), as a finite epoch-ms number; messages name it `name`. */
+export function epochOf(deadline, name = "deadline") {
   let epoch = deadline;
   if (typeof deadline === "object" && deadline !== null) {
     try {
@@ -110,10 +110,10 @@ export function epochOf(deadline) {
     }
   }
   if (typeof epoch !== "number")
-    throw new TypeError(`deadline must be a number of epoch milliseconds or a Date, got ${describe(deadline)}`);
+    throw new TypeError(`${name} must be a number of epoch milliseconds or a Date, got ${describe(deadline)}`);
   if (!Number.isFinite(epoch))
     throw new RangeError(
-      `deadline must be a finite time, got ${typeof deadline === "object" ? "an invalid Date" : epoch}`,
+      `${name} must be a finite time, got ${typeof deadline === "object" ? "an invalid Date" : epoch}`,
     );
   return epoch;
 }

@@ -52,6 +52,12 @@ export interface RedisDelayQueueOptions {
   safetyInterval?: number;
   /** How far back (ms) the server accepts a call's stamped time. Default 1000. */
   clockTolerance?: number;
+  /**
+   * Ms within which every call settles: a call that found no connection by then rejects
+   * (never sent), one sent and not answered rejects saying it may or may not have taken
+   * effect. Default 5000.
+   */
+  commandTimeout?: number;
   /** Errors no call can report (background wake-ups, lease extension, connection errors). Default: console.error. */
   onerror?: (error: unknown) => void;
   /**
@@ -62,12 +68,22 @@ export interface RedisDelayQueueOptions {
   observe?: boolean;
 }
 
+/** What an offer does when its id names an item already present (pending, in flight or dead). */
+export type IfExists = "replace" | "keep" | "extend";
+
 export interface OfferOptions {
-  /** The item's id (at most 512 characters): offering an id that is present replaces that item. Default: a random UUID. */
+  /** The item's id: a non-empty, well-formed string of at most 512 code units. Default: a random UUID. */
   id?: string;
+  /**
+   * "replace" (default): a new item in its place (new value and deadline, attempts from 0).
+   * "keep": the item present stays as it is. "extend": a pending item takes the later of
+   * the two deadlines and the new value, keeping its attempts; an item in flight or dead is
+   * replaced.
+   */
+  ifExists?: IfExists;
 }
 
-export type OfferItem<T extends Jsonable<T> = Json> = { value: T; id?: string } & (
+export type OfferItem<T extends Jsonable<T> = Json> = { value: T; id?: string; ifExists?: IfExists } & (
   | { delayMs: number; deadline?: undefined }
   | { deadline: number | Date; delayMs?: undefined }
 );
@@ -129,6 +145,7 @@ export type ScheduleInfo<T = Json> = (
 
 export interface DeadLetter<T extends Jsonable<T> = Json> {
   id: string;
+  state: "dead";
   /** The value, or undefined when it could not be read (then `raw` holds the text). */
   value: T | undefined;
   attempt: number;
@@ -237,8 +254,11 @@ export declare class RedisDelayQueue<T extends Jsonable<T> = Json> {
     handler: (value: T, job: RedisJob<T>) => unknown,
     options?: { concurrency?: number; retryDelayMs?: number | ((attempt: number, error: unknown) => number) },
   ): RedisWorker;
-  /** The items that ran out of attempts (or could not be read), oldest first, up to `limit` (default 1000). */
-  deadLetters(options?: { limit?: number }): Promise<DeadLetter<T>[]>;
+  /**
+   * A page of the items that ran out of attempts (or could not be read), in order of death;
+   * pass `next` back as `after` (undefined: the last page). O(log n + limit) whatever the page.
+   */
+  deadLetters(options?: PageOptions): Promise<Page<DeadLetter<T>>>;
   /** What the queue holds under `id` (in flight: with `leaseExpiry`; dead: `reason`, `diedAt`), or undefined. */
   get(id: string): Promise<ItemInfo<T> | undefined>;
   /** A page of pending items in deadline order (FIFO among ties); O(log n + limit) whatever the page. */
@@ -263,6 +283,8 @@ export declare class RedisDelayQueue<T extends Jsonable<T> = Json> {
   schedules(): Promise<ScheduleInfo<T>[]>;
   /** Removes a dead letter: true if it was dead. */
   deleteDead(id: string): Promise<boolean>;
+  /** Removes the dead letters that died at least `olderThan` ms ago by the server's clock (default 0: all); resolves to how many. */
+  purgeDead(options?: { olderThan?: number }): Promise<number>;
   /** Removes every item (pending, in flight and dead) and every schedule. */
   clear(): Promise<void>;
   /** Rejects waiting takes, lets process() handlers finish, closes the connections it opened. */

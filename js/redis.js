@@ -30,18 +30,27 @@
 // in-memory entries of tarry-queue never load this file, and this file never loads the wasm.
 
 import { randomUUID } from "node:crypto";
-import { checkMs, checkSignal, describe, epochOf, options } from "./arguments.js";
+import { checkId, checkMs, checkSignal, checkTimeout, describe, isRevoked, options } from "./arguments.js";
 import { ClosedError } from "./errors.js";
 import { EMIT, Emitter, HEARD } from "./events.js";
 import { Meters } from "./metrics.js";
 import { allFigures, infoOf, inFlightCursor, pageOptions, pendingCursor } from "./redis/inspect.js";
 import { Observer } from "./redis/observer.js";
-import { jsonProblem, isJson } from "./json.js";
-import { localNow } from "./redis/clock.js";
+import { jsonText } from "./json.js";
+import { moment } from "./redis/clock.js";
 import { Connection } from "./redis/connection.js";
 import { Consumer } from "./redis/consumer.js";
 import { keysOf } from "./redis/keys.js";
-import { checkId, checkRange, JSON_RULES, queueOptions } from "./redis/options.js";
+import {
+  checkCursor,
+  checkDeadline,
+  checkDelay,
+  checkIfExists,
+  checkLimit,
+  cursorOf,
+  JSON_RULES,
+  queueOptions,
+} from "./redis/options.js";
 import { checkScheduleId } from "./schedule/spec.js";
 import { RedisSchedules } from "./redis/schedules.js";
 import { SCRIPTS } from "./redis/scripts.js";
@@ -52,11 +61,16 @@ export { ClosedError } from "./errors.js";
 
 /** Items per offer script at most: more are split, so that no script holds Redis for long. */
 const OFFER_BATCH = 500;
+/** Dead letters one purge script removes at most (purgeDead runs as many as it takes). */
+const PURGE_BATCH = 1000;
+/** A page's default length. */
+const PAGE = 100;
 
 /**
- * An offer, checked: its id, how its deadline is given ("d" a delay from `at`, "a" an
- * absolute deadline), that delay or deadline, the value's JSON text, and when it was called.
- * @typedef {{ id: string, kind: "d" | "a", ms: number, json: string, at: number }} Offer
+ * An offer, checked: its id, what it does when that id is present, how its deadline is given
+ * ("d" a delay from its call, "a" an absolute deadline), that delay or deadline, the value's
+ * JSON text, and when it was called.
+ * @typedef {{ id: string, ifExists: "replace" | "keep" | "extend", kind: "d" | "a", ms: number, json: string, at: import("./redis/clock.js").Moment }} Offer
  */
 
 /** A Redis-backed delay queue shared by every process that opens the same `name`. */
@@ -100,7 +114,7 @@ export class RedisDelayQueue extends Emitter {
     const { list, channel } = keysOf(o.prefix, o.name);
     this.#keys = list;
     this.#channel = channel;
-    this.#conn = new Connection(o.redis, list, o.onerror);
+    this.#conn = new Connection(o.redis, list, channel, o);
     this.#schedules = new RedisSchedules(this.#conn, channel);
     const tell = observe ? () => {} : (type, detail) => this.#tell(type, detail);
     this.#consumer = new Consumer(this.#conn, o, channel, tell, this.#schedules);
@@ -148,17 +162,18 @@ export class RedisDelayQueue extends Emitter {
   // --- producing ------------------------------------------------------------------------
 
   /**
-   * Offers `value` (JSON data) due `delayMs` after this call. An item with the same id is
-   * replaced. Resolves with the id (generated when not given) once Redis has it.
+   * Offers `value` (JSON data) due `delayMs` after this call. `ifExists` says what happens to
+   * an item with the same id: "replace" (default), "keep" or "extend" (docs/semantics.md).
+   * Resolves with the id (generated when not given) once Redis has it.
    * @param {unknown} value
    * @param {number} delayMs
-   * @param {{ id?: string }} [opts]
+   * @param {{ id?: string, ifExists?: "replace" | "keep" | "extend" }} [opts]
    * @returns {Promise<string>}
    */
   async offer(value, delayMs, opts) {
-    const at = localNow();
-    checkMs(delayMs, "delayMs");
-    const item = this.#item(value, "value", opts, "options", "d", checkRange(delayMs, "delayMs"), at);
+    const at = moment();
+    const ms = checkDelay(delayMs, "delayMs");
+    const item = this.#item(value, "value", opts, "options", "offer()", "d", ms, at);
     this.#open();
     await this.#offers.add([item]);
     return item.id;
@@ -168,46 +183,43 @@ export class RedisDelayQueue extends Emitter {
    * Offers `value` due at an absolute wall-clock time (epoch ms or a Date), as the server's clock tells it.
    * @param {unknown} value
    * @param {number | Date} deadline
-   * @param {{ id?: string }} [opts]
+   * @param {{ id?: string, ifExists?: "replace" | "keep" | "extend" }} [opts]
    * @returns {Promise<string>}
    */
   async offerAt(value, deadline, opts) {
-    const at = localNow();
-    const item = this.#item(value, "value", opts, "options", "a", checkRange(epochOf(deadline), "deadline"), at);
+    const at = moment();
+    const ms = checkDeadline(deadline, "deadline");
+    const item = this.#item(value, "value", opts, "options", "offerAt()", "a", ms, at);
     this.#open();
     await this.#offers.add([item]);
     return item.id;
   }
 
   /**
-   * Offers many items: `[{ value, delayMs } | { value, deadline }, with an optional id]`. Every
-   * item is checked before anything is sent; then they go in scripts of up to 500 items
-   * (each one atomic), pipelined. Resolves with their ids, in order.
-   * @param {{ value: unknown, delayMs?: number, deadline?: number | Date, id?: string }[]} items
+   * Offers many items: `[{ value, delayMs } | { value, deadline }, with optional id and
+   * ifExists]`. Every item is checked before anything is sent; then they go in scripts of up
+   * to 500 items (each one atomic), pipelined, and take effect in order (a later item meets
+   * what an earlier one left). Resolves with their ids, in order.
+   * @param {{ value: unknown, delayMs?: number, deadline?: number | Date, id?: string, ifExists?: "replace" | "keep" | "extend" }[]} items
    * @returns {Promise<string[]>}
    */
   async offerMany(items) {
-    const at = localNow();
-    if (!Array.isArray(items)) throw new TypeError(`items must be an array, got ${describe(items)}`);
+    const at = moment();
+    if (isRevoked(items) || !Array.isArray(items))
+      throw new TypeError(`items must be an array, got ${describe(items)}`);
     const checked = items.map((it, i) => {
       const where = `items[${i}]`;
-      if (it === null || typeof it !== "object") throw new TypeError(`${where} must be an object, got ${describe(it)}`);
-      if ((it.delayMs === undefined) === (it.deadline === undefined))
+      if (it === null || typeof it !== "object" || isRevoked(it))
+        throw new TypeError(`${where} must be an object, got ${describe(it)}`);
+      const o = options(it, where, ["value", "delayMs", "deadline", "id", "ifExists"], "offerMany()");
+      if ((o.delayMs === undefined) === (o.deadline === undefined))
         throw new TypeError(`${where} must have exactly one of delayMs and deadline`);
-      if (it.delayMs !== undefined) {
-        checkMs(it.delayMs, `${where}.delayMs`);
-        return this.#item(
-          it.value,
-          `${where}.value`,
-          { id: it.id },
-          where,
-          "d",
-          checkRange(it.delayMs, `${where}.delayMs`),
-          at,
-        );
-      }
-      const deadline = checkRange(epochOf(it.deadline), `${where}.deadline`);
-      return this.#item(it.value, `${where}.value`, { id: it.id }, where, "a", deadline, at);
+      const timing =
+        o.delayMs !== undefined
+          ? /** @type {const} */ (["d", checkDelay(o.delayMs, `${where}.delayMs`)])
+          : /** @type {const} */ (["a", checkDeadline(o.deadline, `${where}.deadline`)]);
+      const opts = { id: o.id, ifExists: o.ifExists };
+      return this.#item(o.value, `${where}.value`, opts, where, "offerMany()", timing[0], timing[1], at);
     });
     this.#open();
     await this.#offers.add(checked);
@@ -215,36 +227,40 @@ export class RedisDelayQueue extends Emitter {
   }
 
   /**
-   * An offer checked: its id (generated when not given) and the value's JSON text.
+   * An offer checked: its id (generated when not given), ifExists and the value's JSON text.
    * @param {unknown} value
    * @param {string} where the value's path, for messages
    * @param {unknown} opts
    * @param {string} optsName
+   * @param {string} of the call, for messages
    * @param {"d" | "a"} kind
    * @param {number} ms
-   * @param {number} at
+   * @param {import("./redis/clock.js").Moment} at
    * @returns {Offer}
    */
-  #item(value, where, opts, optsName, kind, ms, at) {
-    const { id = randomUUID() } = options(opts, optsName);
+  #item(value, where, opts, optsName, of, kind, ms, at) {
+    const o = optsName === "options" ? options(opts, optsName, ["id", "ifExists"], of) : /** @type {any} */ (opts);
+    const id = o.id === undefined ? randomUUID() : o.id;
     checkId(id, `${optsName}.id`);
-    if (!isJson(value, JSON_RULES)) {
-      const problem = jsonProblem(value, where, JSON_RULES);
-      if (problem !== null) throw new TypeError(problem);
-    }
-    return { id, kind, ms, json: JSON.stringify(value), at };
+    const ifExists = checkIfExists(o.ifExists, `${optsName}.ifExists`);
+    return { id, ifExists, kind, ms, json: jsonText(value, where, JSON_RULES), at };
   }
 
   /** @param {Offer[]} items one script's worth */
-  async #sendOffers(items) {
-    if (!this.#conn.connected) await this.#conn.connect();
-    // One stamp for the run, the first call's; a later call's delay counts from its own call.
+  #sendOffers(items) {
     const first = items[0].at;
-    const stamp = this.#conn.clock.stamp(first);
-    const params = { channel: this.#channel, stamp, first, tolerance: this.#options.clockTolerance, items };
-    const { head } = await this.#conn.run(SCRIPTS.offer, params);
-    this.#consumer.sawHead(head);
-    return items;
+    const params = () => ({
+      channel: this.#channel,
+      // One stamp for the run, the first call's; a later call's delay counts from its own call.
+      stamp: this.#conn.clock.stamp(first),
+      first: first.at,
+      tolerance: this.#options.clockTolerance,
+      items,
+    });
+    return this.#conn.run(SCRIPTS.offer, params).then(({ head }) => {
+      this.#consumer.sawHead(head);
+      return items;
+    });
   }
 
   /**
@@ -265,21 +281,18 @@ export class RedisDelayQueue extends Emitter {
    * @returns {Promise<boolean>}
    */
   async reschedule(id, delayMs) {
-    const at = localNow();
+    const at = moment();
     checkId(id, "id");
-    checkMs(delayMs, "delayMs");
-    checkRange(delayMs, "delayMs");
+    const ms = checkDelay(delayMs, "delayMs");
     this.#open();
-    if (!this.#conn.connected) await this.#conn.connect();
-    const stamp = this.#conn.clock.stamp(at);
-    const params = {
+    const params = () => ({
       channel: this.#channel,
-      stamp,
+      stamp: this.#conn.clock.stamp(at),
       tolerance: this.#options.clockTolerance,
       id,
       kind: /** @type {const} */ ("d"),
-      ms: delayMs,
-    };
+      ms,
+    });
     const { found, head } = await this.#conn.run(SCRIPTS.reschedule, params);
     this.#consumer.sawHead(head);
     return found;
@@ -384,15 +397,20 @@ export class RedisDelayQueue extends Emitter {
   }
 
   /**
-   * The dead letters, oldest first: `{ id, value, attempt, deadline, reason, diedAt, raw? }`.
-   * @param {{ limit?: number }} [opts]
-   * @returns {Promise<import("./redis.d.ts").DeadLetter[]>}
+   * A page of dead letters in order of death: `{ items: [{ id, state: "dead", value,
+   * deadline, attempt, reason, diedAt, raw? }], next }`; pass `next` back as `after` for the
+   * next page (undefined: this was the last). `limit` 1 to 1000, default 100. A page costs
+   * O(log n + limit).
+   * @param {{ limit?: number, after?: string }} [opts]
+   * @returns {Promise<{ items: import("./redis.d.ts").DeadLetter[], next: string | undefined }>}
    */
-  async deadLetters({ limit = 1000 } = {}) {
-    if (!Number.isSafeInteger(limit) || limit < 1)
-      throw new RangeError(`limit must be a whole number >= 1, got ${describe(limit)}`);
+  async deadLetters(opts) {
+    const { limit = PAGE, after } = options(opts, "options", ["limit", "after"], "deadLetters()");
+    checkLimit(limit, "options.limit");
+    const from = after === undefined ? undefined : checkCursor(after, "options.after");
     this.#open();
-    return this.#conn.run(SCRIPTS.deadLetters, { limit });
+    const { letters, more, last } = await this.#conn.run(SCRIPTS.deadLetters, { limit, from });
+    return { items: letters, next: more ? cursorOf(last, letters[letters.length - 1].id) : undefined };
   }
 
   /**
@@ -417,6 +435,27 @@ export class RedisDelayQueue extends Emitter {
     checkId(id, "id");
     this.#open();
     return this.#conn.run(SCRIPTS.deleteDead, { id });
+  }
+
+  /**
+   * Removes the dead letters that died at least `olderThan` ms ago by the server's clock
+   * (default 0: all), in scripts of up to 1000. Resolves with how many it removed.
+   * @param {{ olderThan?: number }} [opts]
+   * @returns {Promise<number>}
+   */
+  async purgeDead(opts) {
+    const { olderThan = 0 } = options(opts, "options", ["olderThan"], "purgeDead()");
+    checkTimeout(olderThan, "options.olderThan");
+    this.#open();
+    let removed = 0;
+    /** @type {string} the first script's cutoff, kept for the rest */
+    let cutoff = "";
+    for (;;) {
+      const r = await this.#conn.run(SCRIPTS.purgeDead, { olderThan, cutoff, limit: PURGE_BATCH });
+      removed += r.removed;
+      cutoff = r.cutoff;
+      if (!r.more) return removed;
+    }
   }
 
   /**
@@ -481,9 +520,9 @@ export class RedisDelayQueue extends Emitter {
     let signal;
     let timeout;
     try {
-      ({ signal, timeout } = options(opts, "options"));
-      checkSignal(signal);
-      if (timeout !== undefined) checkMs(timeout, "timeout");
+      ({ signal, timeout } = options(opts, "options", ["signal", "timeout"], "take()"));
+      checkSignal(signal, "options.signal");
+      checkTimeout(timeout, "options.timeout");
     } catch (e) {
       return Promise.reject(e);
     }
@@ -519,7 +558,14 @@ export class RedisDelayQueue extends Emitter {
    */
   process(handler, opts) {
     if (typeof handler !== "function") throw new TypeError(`handler must be a function, got ${describe(handler)}`);
-    const { concurrency = 1, retryDelayMs = 1000 } = options(opts, "options");
+    const { concurrency = 1, retryDelayMs = 1000 } = options(
+      opts,
+      "options",
+      ["concurrency", "retryDelayMs"],
+      "process()",
+    );
+    if (typeof concurrency !== "number")
+      throw new TypeError(`options.concurrency must be a number, got ${describe(concurrency)}`);
     if (!Number.isSafeInteger(concurrency) || concurrency < 1)
       throw new RangeError(`options.concurrency must be a whole number >= 1, got ${describe(concurrency)}`);
     if (typeof retryDelayMs !== "function") checkMs(retryDelayMs, "options.retryDelayMs");
@@ -539,6 +585,7 @@ export class RedisDelayQueue extends Emitter {
       await this.#consumer.close();
       await this.#observer?.close();
       await this.#conn.close();
+      this.#consumer.closed();
     })();
     return this.#closing;
   }

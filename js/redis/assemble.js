@@ -1,8 +1,11 @@
 // How a Lua script's source is put together from its parts: the script's head (its header,
 // up to its first `--- @include` line), each include it needs, in the order scripts/lua.mjs
 // resolved (an include's own includes before it, each once), then the rest of the script.
-// The one place that does it: scripts/lua.mjs (to build and lint) and js/redis/lua.js (at
-// import, so that the package holds each include once) both call it.
+// And the library: every script in one source, each as a function called by its name, which
+// is what Redis runs (so that the server has every script of a version or none, and a call
+// whose script must be sent again is never overtaken by one whose script is there). The one
+// place that does it: scripts/lua.mjs (to build and lint) and js/redis/lua.js (at import, so
+// that the package holds each include once) both call it.
 
 /**
  * A script's source as Redis runs it.
@@ -15,5 +18,36 @@ export function assemble(head, parts, includes, rest) {
   const out = [head];
   for (const name of parts) out.push(`-- ${name} (includes/${name}.lua)`, includes[name], `-- end of ${name}`);
   out.push(rest);
+  return out.join("\n");
+}
+
+/**
+ * The library's source: every include once (each after the ones it needs), then each script's
+ * code as the function `scripts[name]` of its ARGV, then the call of the one ARGV[1] names.
+ * @param {Record<string, { parts: string[], head: string, rest: string }>} scripts by name (a script with no includes is all head)
+ * @param {Record<string, string>} includes each include's code
+ */
+export function library(scripts, includes) {
+  /** @type {string[]} */
+  const order = [];
+  for (const { parts } of Object.values(scripts)) for (const p of parts) if (!order.includes(p)) order.push(p);
+  const out = [
+    "--[[ library: every script of tarry-queue/redis, each a function of its ARGV, called by name.",
+    "  KEYS: the queue's keys (includes/keys.lua)",
+    "  ARGV: the script's name (js/redis/lua/<name>.lua), then its ARGV",
+    "  Reply: the script's",
+    "]]",
+  ];
+  for (const name of order) out.push(`-- ${name} (includes/${name}.lua)`, includes[name], `-- end of ${name}`);
+  out.push("local scripts = {}");
+  for (const [name, { parts, head, rest }] of Object.entries(scripts)) {
+    out.push(
+      `-- ${name}.lua`,
+      `scripts[${JSON.stringify(name)}] = function(ARGV) -- luacheck: ignore 212`,
+      parts.length ? rest : head,
+      "end",
+    );
+  }
+  out.push("local args = {}", "for i = 2, #ARGV do args[i - 1] = ARGV[i] end", "return scripts[ARGV[1]](args)");
   return out.join("\n");
 }

@@ -6,7 +6,11 @@
 // by an allowance for the two clocks drifting apart since they were seen:
 //
 // - upper bound: a call made at local time c happened at server time <= c + upper, so a delay
-//   counted from there never comes out early (the script also caps it at its own TIME);
+//   counted from there never comes out early (the script also caps it at its own TIME). The
+//   monotonic clock stands still while the machine sleeps (and a test may stop it), while the
+//   server's runs on: so a call also carries how far the wall clock is ahead of the monotonic
+//   one, and what that lead gained since the bound was learned is added to it (a sleep of 3 s
+//   makes the bound 3 s later, never early; a wall clock set forward only makes it later);
 // - lower bound: at local time t the server's time is >= t + lower, so a timer set for
 //   deadline - lower never fires before the server sees the deadline.
 
@@ -16,14 +20,33 @@ const DRIFT = 1e-4;
 /** Local time: this process's monotonic clock, in epoch ms. */
 export const localNow = () => performance.timeOrigin + performance.now();
 
+/**
+ * When a call was made: its local time, and the wall clock's lead over the monotonic clock
+ * then (which grows by the time the monotonic clock stood still).
+ * @typedef {{ at: number, lead: number }} Moment
+ */
+
+/** @returns {Moment} */
+export function moment() {
+  const at = localNow();
+  return { at, lead: Date.now() - at };
+}
+
 export class ServerClock {
   #lower = Number.NEGATIVE_INFINITY;
   #lowerAt = 0;
   #upper = Number.POSITIVE_INFINITY;
   #upperAt = 0;
+  #upperLead = 0;
 
-  /** Learns from one reply: the server's time `server`, sent at `sent`, received at `received`. */
-  sample(sent, server, received) {
+  /**
+   * Learns from one reply: the server's time `server`, sent at `sent` (a moment), received at
+   * local time `received`.
+   * @param {Moment} sentAt
+   * @param {number} server
+   * @param {number} received
+   */
+  sample({ at: sent, lead }, server, received) {
     const lower = server - received;
     const upper = server - sent;
     // Bounds that contradict a new reading (the server's clock was set, or the reply came from
@@ -39,6 +62,7 @@ export class ServerClock {
     if (upper <= this.upper(received)) {
       this.#upper = upper;
       this.#upperAt = received;
+      this.#upperLead = lead;
     }
   }
 
@@ -50,9 +74,13 @@ export class ServerClock {
     return this.#upper + Math.abs(at - this.#upperAt) * DRIFT;
   }
 
-  /** The latest server time a call made at local time `at` can have happened: "" if unknown. */
-  stamp(at) {
-    const upper = this.upper(at);
+  /**
+   * The latest server time a call made at `when` can have happened: "" if unknown (the
+   * script then counts from its own TIME).
+   * @param {Moment} when
+   */
+  stamp({ at, lead }) {
+    const upper = this.upper(at) + Math.max(0, lead - this.#upperLead);
     return Number.isFinite(upper) ? (at + upper).toFixed(3) : "";
   }
 

@@ -1,88 +1,166 @@
-// The connection of one RedisDelayQueue: its ioredis client (given, or opened from a URL or
-// options; ioredis is loaded only then), its subscriber for the head channel, and running the
-// scripts (js/redis/scripts.js) by SHA, loading one (EVAL) when the server lacks it
-// (NOSCRIPT). Every script reply that starts with the server's time is a sample for the
-// server clock (js/redis/clock.js).
+// The connection of one RedisDelayQueue: its ioredis client (js/redis/client.js), the line of
+// its calls, and running the scripts (js/redis/scripts.js). Every script reply that starts with
+// the server's time is a sample for the server clock (js/redis/clock.js).
 //
-// Order: calls reach Redis in the order they were made. The calls that one turn gathers into
-// one script run (offers, acks: js/redis/batch.js) are sent before any other script is.
+// Ground rules:
+//
+// - Order. Calls reach Redis in the order they were made, connected or not: each call takes
+//   its place in the line when it is made, and the line is sent in order once the client is
+//   ready (a call's arguments are built when it is sent, so a call made before the first
+//   connection is stamped with what the connection learns). The calls that one turn gathers
+//   into one script run (offers, acks: js/redis/batch.js) are sent before any other script is.
+// - Scripts by SHA, never overtaken. Redis runs every script as a function of one library
+//   (js/redis/lua.js), so it has all of them or none. The first call after the connection is
+//   made goes as EVAL, in its own place in the line (it loads the library for the calls behind
+//   it); later ones by SHA (EVALSHA). A NOSCRIPT anyway (SCRIPT FLUSH while connected) then
+//   comes back for every call on its way after it too, none of which ran: each is sent again,
+//   in order, and the calls not sent yet wait until they have been.
+// - Bounded. Every call settles within `commandTimeout` ms of being made: a call still waiting
+//   for a connection then rejects, never sent, with the last connection error as its cause; a
+//   call sent and not answered rejects saying it may or may not have been applied. One timer
+//   (js/timer.js, not holding the process open) is armed for the oldest call's limit while
+//   calls are on their way, none otherwise.
+// - Permissions checked. Before its first call, each connection runs the probe script, which
+//   finds what the Redis user may not do (an ACL without the queue's channel, keys or
+//   commands) without changing anything; the calls waiting then reject with an error naming
+//   the rules to add, and the next call probes again (so a fixed ACL is seen).
+// - Errors said once. Connection errors go to `onerror` once per outage (repeats of the same
+//   error are dropped until a call succeeds again); Redis errors that mean something for the
+//   queue (a key of another type, a missing permission) are explained (js/redis/errors.js).
+// - Closing waits for the calls on their way (each bounded), then disconnects what the queue
+//   opened; later calls reject with ClosedError.
 
+import { ClosedError } from "../errors.js";
+import { Timer } from "../timer.js";
 import { Batcher } from "./batch.js";
-import { localNow, ServerClock } from "./clock.js";
+import { hubOf, isClient, openClient } from "./client.js";
+import { localNow, moment, ServerClock } from "./clock.js";
+import {
+  explain,
+  isLasting,
+  isNoScript,
+  lasting,
+  noConnection,
+  noReply,
+  refusedByAcl,
+  selectFailed,
+} from "./errors.js";
 import { SCRIPTS } from "./scripts.js";
 
 /** @typedef {import("./scripts.js").Script} Script */
+/** @typedef {import("./client.js").Client} Client */
 
 /**
- * What the queue needs of an ioredis `Redis` or `Cluster` (tests give either).
- * @typedef {object} Client
- * @property {(sha: string, numKeys: number, ...args: (string | number)[]) => Promise<any>} evalsha
- * @property {(source: string, numKeys: number, ...args: (string | number)[]) => Promise<any>} eval
- * @property {() => Client} duplicate
- * @property {(channel: string) => Promise<unknown>} subscribe
- * @property {(event: string, listener: (...args: any[]) => void) => unknown} on
- * @property {(event: string, listener: (...args: any[]) => void) => unknown} off
- * @property {() => Promise<unknown>} quit
- * @property {() => void} disconnect
+ * A call in the line.
+ * @typedef {object} Call
+ * @property {() => Promise<unknown>} send
+ * @property {(value: any) => void} resolve
+ * @property {(error: unknown) => void} reject
+ * @property {number} deadline local ms by which it settles
+ * @property {boolean} sent
+ * @property {boolean} done
  */
-
-/**
- * Whether `redis` is a client (rather than a URL or options).
- * @param {unknown} redis
- * @returns {redis is Client}
- */
-export function isClient(redis) {
-  return (
-    typeof redis === "object" &&
-    redis !== null &&
-    typeof (/** @type {any} */ (redis).evalsha) === "function" &&
-    typeof (/** @type {any} */ (redis).duplicate) === "function"
-  );
-}
 
 export class Connection {
   /** The server's clock as this process knows it. */
   clock = new ServerClock();
   /** @type {string | object} */
   #redis;
-  /** @type {string[]} */
   #keys;
-  /** @type {(error: unknown) => void} */
+  #channel;
+  #where;
   #onerror;
+  #commandTimeout;
   /** @type {Client | null} */
   #client = null;
-  #ownsClient;
-  /** @type {Client | null} */
-  #subscriber = null;
+  #owned;
+  /** @type {import("./client.js").Hub | null} */
+  #hub = null;
+  /** @type {Promise<void> | null} opening the client this queue owns */
+  #opening = null;
+  /** The calls on their way, in call order: those sent first, then those waiting to be sent. */
+  /** @type {Call[]} */
+  #line = [];
+  #head = 0; // first call of #line that may still be live
+  #unsent = 0; // first call of #line not sent yet
+  #timer = new Timer({ now: localNow }, false, () => this.#expire());
+  /** Whether the library was sent (so loaded) since the client last connected. */
+  #loaded = false;
+  /** Calls sent whose first reply has not come yet; while a NOSCRIPT's calls are sent again, none is sent anew. */
+  #pending = 0;
+  #reloading = false;
+  /** Whether the probe found nothing refused on this connection; whether it runs now. */
+  #probed = false;
+  #probing = false;
+  /** The last connection error (the cause of a call that found no connection). */
+  /** @type {unknown} */
+  #lastError = null;
+  /** What was last reported to onerror, until a call succeeds again. */
+  /** @type {string | null} */
+  #reported = null;
+  /** An error that makes every call fail until the next connection (Redis refused the database). */
+  /** @type {Error | null} */
+  #fatal = null;
+  #closed = false;
   /** @type {Promise<void> | null} */
-  #ready = null;
-  #connected = false;
-  /** @type {(() => void) | null} */
-  #detach = null;
+  #closing = null;
   /** @type {Map<string, Batcher<any, any>>} the gathered calls, by the script they run */
   #batchers = new Map();
+  /** @type {import("./client.js").Member} */
+  #member = {
+    ready: () => {
+      this.#loaded = false; // a new connection: a restarted server has no scripts
+      this.#probed = false; // nor, maybe, the same ACL
+      this.#send();
+      if (this.#readies++ > 0) for (const fn of this.#onReady) fn();
+    },
+    connect: () => {
+      this.#fatal = null;
+    },
+    end: () => this.#fail(lasting(new Error("tarry-queue/redis: the ioredis client of this queue was closed"))),
+    error: (e) => {
+      this.#lastError = e;
+      if (!selectFailed(e)) return this.report(e);
+      const refused = /** @type {Error} */ (explain(e, this.#where));
+      this.#fail(refused);
+      this.report(refused);
+    },
+  };
+  /** @type {Map<import("./client.js").Listener, string>} the channel of each subscription */
+  #subscriptions = new Map();
 
   /**
    * @param {string | object} redis a URL, ioredis options, or a client (then used, not owned)
    * @param {string[]} keys the queue's keys, every script's KEYS
-   * @param {(error: unknown) => void} onerror
+   * @param {string} channel the queue's head channel
+   * @param {{ prefix: string, onerror: (error: unknown) => void, commandTimeout: number }} options
    */
-  constructor(redis, keys, onerror) {
+  constructor(redis, keys, channel, { prefix, onerror, commandTimeout }) {
     this.#redis = redis;
     this.#keys = keys;
+    this.#channel = channel;
+    this.#where = { keys, prefix, url: typeof redis === "string" ? redis : undefined };
     this.#onerror = onerror;
-    this.#ownsClient = !isClient(redis);
-    if (isClient(redis)) this.#client = redis;
+    this.#commandTimeout = commandTimeout;
+    this.#owned = !isClient(redis);
+    if (isClient(redis)) this.#attach(redis);
   }
 
-  /** Whether the first connection has been made (and the server's clock read once). */
-  get connected() {
-    return this.#connected;
+  /** @type {Set<() => void>} */
+  #onReady = new Set();
+  #readies = 0;
+
+  /**
+   * Runs `fn` whenever the client becomes ready again after a reconnection.
+   * @param {() => void} fn
+   */
+  onReady(fn) {
+    this.#onReady.add(fn);
   }
 
-  /** Whether a subscriber listens to the head channel. */
-  get subscribed() {
-    return this.#subscriber !== null;
+  /** Whether close() was called: calls reject with ClosedError. */
+  get closed() {
+    return this.#closed;
   }
 
   /**
@@ -99,68 +177,299 @@ export class Connection {
     return b;
   }
 
-  /** Connects once (later calls share it; a failed attempt is tried again by the next call). */
-  connect() {
-    this.#ready ??= (async () => {
-      if (!this.#client) {
-        let Redis;
-        try {
-          ({ Redis } = await import("ioredis"));
-        } catch (e) {
-          throw new Error("tarry-queue/redis needs the ioredis package (npm install ioredis) when given a URL", {
-            cause: e,
-          });
-        }
-        const redis = this.#redis;
-        this.#client =
-          typeof redis === "string"
-            ? new Redis(redis, { enableAutoPipelining: true })
-            : new Redis({ enableAutoPipelining: true, ...redis });
-        /** @type {Client} */ (this.#client).on("error", (e) => this.#onerror(e));
-      }
-      // A first reading of the server's clock, so that the first offer is stamped.
-      await this.#eval(SCRIPTS.time, []);
-      this.#connected = true;
-    })();
-    this.#ready.catch(() => {
-      this.#ready = null;
-    });
-    return this.#ready;
-  }
-
   /**
-   * Runs `script` with `params` (connecting first when needed) and resolves with its reply,
-   * read by the script's own reader.
+   * Runs `script` and resolves with its reply, read by the script's own reader. `params` (or
+   * what the function gives, called when the call is sent) builds its ARGV.
    * @template P, R
    * @param {{ name: string, source: string, sha: string, timed: boolean, argv: (params: P) => (string | number)[], reply: (reply: any) => R }} script
-   * @param {P} params
+   * @param {P | (() => P)} params
    * @returns {Promise<R>}
    */
-  async run(script, params) {
-    if (!this.#connected) await this.connect();
+  run(script, params) {
     // Calls reach Redis in the order they were made, gathered or not.
     for (const [name, b] of this.#batchers) if (name !== script.name) b.flushNow();
-    return script.reply(await this.#eval(script, script.argv(params)));
+    return this.#call(() => {
+      const p = typeof params === "function" ? /** @type {() => P} */ (params)() : params;
+      return this.#eval(script, script.argv(p)).then((reply) => script.reply(reply));
+    });
   }
 
   /**
+   * Subscribes to `channel` (through the client's hub: one subscriber for every queue on the
+   * client). Resolves once Redis confirmed it, within commandTimeout.
+   * @param {string} channel
+   * @param {import("./client.js").Listener} listener
+   */
+  subscribe(channel, listener) {
+    return this.#call(async () => {
+      const hub = /** @type {import("./client.js").Hub} */ (this.#hub);
+      this.#subscriptions.set(listener, channel);
+      try {
+        await hub.subscribe(channel, listener);
+      } catch (e) {
+        throw explain(e, this.#where);
+      }
+    });
+  }
+
+  /**
+   * Tells `onerror` about `error`, unless it said the same since the last call that succeeded.
+   * @param {unknown} error
+   */
+  report(error) {
+    const root = /** @type {any} */ (error)?.cause ?? error;
+    const said = String(root?.message ?? root);
+    if (said === this.#reported) return;
+    this.#reported = said;
+    this.#onerror(error);
+  }
+
+  /** Rejects later calls; resolves once the calls on their way have settled and what the queue opened is closed. */
+  close() {
+    if (!this.#closed) for (const b of this.#batchers.values()) b.flushNow(); // what was gathered goes first
+    this.#closed = true;
+    this.#closing ??= (async () => {
+      await Promise.all(
+        this.#line.slice(this.#head).map((c) => c.done || new Promise((r) => this.#settled(c, () => r(undefined)))),
+      );
+      this.#timer.disarm();
+      for (const [listener, channel] of this.#subscriptions) this.#hub?.unsubscribe(channel, listener);
+      this.#hub?.leave(this.#member);
+      if (this.#owned) this.#client?.disconnect();
+    })();
+    return this.#closing;
+  }
+
+  // --- the line -------------------------------------------------------------------------
+
+  /**
+   * A call in its place in the line: sent when every call before it has been, once the client is ready.
+   * @param {() => Promise<any>} send
+   */
+  #call(send) {
+    if (this.#closed) return Promise.reject(new ClosedError("RedisDelayQueue"));
+    if (this.#fatal) return Promise.reject(this.#fatal);
+    return new Promise((resolve, reject) => {
+      /** @type {Call} */
+      const call = { send, resolve, reject, deadline: localNow() + this.#commandTimeout, sent: false, done: false };
+      this.#line.push(call);
+      if (this.#line.length - this.#head === 1) this.#timer.set(call.deadline);
+      if (!this.#client) this.#open();
+      else this.#send();
+    });
+  }
+
+  /** Sends the waiting calls, in order, if the client is ready. */
+  #send() {
+    const client = this.#client;
+    if (this.#fatal) return;
+    if (client?.status !== "ready") {
+      if (client?.status === "wait") client.connect().catch(() => {}); // a given client with lazyConnect
+      return;
+    }
+    if (!this.#probed) return this.#probe();
+    if (this.#reloading) return;
+    while (this.#unsent < this.#line.length) {
+      const call = this.#line[this.#unsent++];
+      if (call.done) continue;
+      call.sent = true;
+      let sending;
+      try {
+        sending = call.send();
+      } catch (e) {
+        sending = Promise.reject(e);
+      }
+      sending.then(
+        (value) => {
+          this.#reported = null;
+          this.#finish(call, () => call.resolve(value));
+        },
+        (e) => this.#finish(call, () => call.reject(e)),
+      );
+    }
+  }
+
+  /** Runs the probe script, then sends the line; if the Redis user lacks a permission, the calls waiting reject. */
+  #probe() {
+    if (this.#probing || this.#unsent === this.#line.length) return;
+    this.#probing = true;
+    const probe = SCRIPTS.probe;
+    this.#eval(probe, probe.argv({ channel: this.#channel }))
+      .then((reply) => {
+        const refused = refusedByAcl(probe.reply(reply), this.#where);
+        if (refused) throw refused;
+        this.#probed = true;
+      })
+      .catch((e) => {
+        // A permission missing: the calls waiting fail now (the next call probes again).
+        // Anything else (the connection dropped): they wait for the next connection.
+        if (isLasting(e)) this.#reject(this.#unsent, /** @type {Error} */ (e));
+      })
+      .finally(() => {
+        this.#probing = false;
+        if (this.#probed) this.#send();
+      });
+  }
+
+  /**
+   * @param {Call} call
+   * @param {() => void} settle
+   */
+  #finish(call, settle) {
+    if (this.#settle(call, settle)) this.#advance();
+  }
+
+  /**
+   * Settles `call` unless it has been (it expired: its caller was told already).
+   * @param {Call} call
+   * @param {() => void} settle
+   */
+  #settle(call, settle) {
+    if (call.done) return false;
+    call.done = true;
+    settle();
+    return true;
+  }
+
+  /** Drops the settled calls at the head of the line, and arms the timer for the oldest live one. */
+  #advance() {
+    const line = this.#line;
+    while (this.#head < line.length && line[this.#head].done) this.#head++;
+    if (this.#head === line.length) {
+      this.#line = [];
+      this.#head = 0;
+      this.#unsent = 0;
+      this.#timer.disarm();
+      return;
+    }
+    if (this.#head > 1024 && this.#head * 2 > line.length) {
+      this.#line = line.slice(this.#head);
+      this.#unsent -= this.#head;
+      this.#head = 0;
+    }
+    this.#timer.set(this.#line[this.#head].deadline);
+  }
+
+  /** The timer: calls past their limit reject, unsent ones never to be sent. */
+  #expire() {
+    const now = localNow();
+    for (let i = this.#head; i < this.#line.length; i++) {
+      const call = this.#line[i];
+      if (call.deadline > now) break;
+      if (call.done) continue;
+      const ms = this.#commandTimeout;
+      const error = call.sent ? noReply(ms, this.#where) : noConnection(ms, this.#where, this.#lastError);
+      this.#settle(call, () => call.reject(error));
+    }
+    this.#advance();
+  }
+
+  /**
+   * Every call not sent yet rejects with `error`, as will later ones until the next connection.
+   * @param {Error} error
+   */
+  #fail(error) {
+    this.#fatal = error;
+    this.#reject(this.#unsent, error);
+  }
+
+  /**
+   * The calls from `from` on (not sent yet) reject with `error`.
+   * @param {number} from
+   * @param {Error} error
+   */
+  #reject(from, error) {
+    for (let i = from; i < this.#line.length; i++) {
+      const call = this.#line[i];
+      this.#settle(call, () => call.reject(error));
+    }
+    this.#advance();
+  }
+
+  /**
+   * Resolves `resolve` once `call` has settled.
+   * @param {Call} call
+   * @param {() => void} resolve
+   */
+  #settled(call, resolve) {
+    const { resolve: res, reject: rej } = call;
+    call.resolve = (v) => {
+      res(v);
+      resolve();
+    };
+    call.reject = (e) => {
+      rej(e);
+      resolve();
+    };
+  }
+
+  // --- the client -----------------------------------------------------------------------
+
+  /** Opens the client of a URL or options (once; the calls wait in line meanwhile). */
+  #open() {
+    this.#opening ??= openClient(this.#redis, this.#commandTimeout).then(
+      (client) => {
+        if (this.#closed && this.#line.length === this.#head) {
+          client.disconnect();
+          return;
+        }
+        this.#attach(client);
+        this.#send();
+      },
+      (e) => this.#fail(lasting(e)),
+    );
+  }
+
+  /** @param {Client} client */
+  #attach(client) {
+    this.#client = client;
+    this.#hub = hubOf(client, this.#owned);
+    this.#hub.join(this.#member);
+  }
+
+  /**
+   * One script run: by SHA once this connection has sent the library, else as EVAL. A
+   * NOSCRIPT (the server lost its scripts while connected) sends it again, the calls not sent
+   * yet held until every call on its way has had its first reply (so none overtakes).
    * @param {Script} script
    * @param {(string | number)[]} args
    */
   async #eval(script, args) {
     const client = /** @type {Client} */ (this.#client);
     const keys = this.#keys;
-    const sent = localNow();
+    const sent = moment();
+    /** @returns {Promise<any>} */
+    const send = () => {
+      if (this.#loaded) return client.evalsha(script.sha, keys.length, ...keys, ...args);
+      this.#loaded = true;
+      return client.eval(script.source, keys.length, ...keys, ...args);
+    };
     let reply;
-    try {
-      reply = await client.evalsha(script.sha, keys.length, ...keys, ...args);
-    } catch (e) {
-      if (!String(/** @type {any} */ (e)?.message).startsWith("NOSCRIPT")) throw explain(e, keys);
-      try {
-        reply = await client.eval(script.source, keys.length, ...keys, ...args);
-      } catch (e2) {
-        throw explain(e2, keys);
+    this.#pending++;
+    let first = true;
+    const answered = () => {
+      if (!first) return;
+      first = false;
+      if (--this.#pending === 0 && this.#reloading) {
+        this.#reloading = false;
+        queueMicrotask(() => this.#send());
       }
+    };
+    try {
+      try {
+        reply = await send();
+      } catch (e) {
+        if (!isNoScript(e)) throw e;
+        this.#reloading = true;
+        this.#loaded = false;
+        const again = send();
+        answered();
+        reply = await again;
+      }
+    } catch (e) {
+      throw explain(e, this.#where);
+    } finally {
+      answered();
     }
     if (script.timed) {
       const server = Number(reply[0]);
@@ -170,64 +479,15 @@ export class Connection {
   }
 
   /**
-   * Subscribes a duplicate of the client to `channel`. `onMessage` gets each message;
-   * `onReady` runs whenever the client or the subscriber (re)connects, when messages may have
-   * been missed.
-   * @param {string} channel
-   * @param {(message: string) => void} onMessage
-   * @param {() => void} onReady
-   */
-  async subscribe(channel, onMessage, onReady) {
-    if (!this.#connected) await this.connect();
-    const client = /** @type {Client} */ (this.#client);
-    const sub = client.duplicate();
-    sub.on("error", (e) => this.#onerror(e));
-    sub.on("message", (_channel, message) => onMessage(message));
-    try {
-      await sub.subscribe(channel);
-    } catch (e) {
-      sub.disconnect();
-      throw e;
-    }
-    this.#subscriber = sub;
-    sub.on("ready", onReady);
-    client.on("ready", onReady);
-    this.#detach = () => client.off("ready", onReady);
-  }
-
-  /**
-   * A client of its own for a blocking read (js/redis/observer.js), a duplicate of this
-   * connection's (connecting first when needed); its caller closes it.
+   * A client of its own for a blocking read (js/redis/observer.js): a duplicate of this
+   * connection's, once that is ready (a place in the line, so within commandTimeout); its
+   * caller closes it.
    * @returns {Promise<any>}
    */
   async duplicate() {
-    if (!this.#connected) await this.connect();
+    await this.#call(async () => undefined);
     const c = /** @type {Client} */ (this.#client).duplicate();
-    c.on("error", (e) => this.#onerror(e));
+    c.on("error", (/** @type {unknown} */ e) => this.report(e));
     return c;
   }
-
-  /** Closes the subscriber and the client this connection opened (a given client stays open). */
-  async close() {
-    this.#detach?.();
-    /** @param {Client} c */
-    const quit = (c) => c.quit().catch(() => c.disconnect());
-    if (this.#subscriber) await quit(this.#subscriber);
-    if (this.#ownsClient && this.#client) await quit(this.#client);
-  }
-}
-
-/**
- * A Redis error, with what it means for this queue when that is clear.
- * @param {unknown} e
- * @param {string[]} keys
- */
-function explain(e, keys) {
-  if (String(/** @type {any} */ (e)?.message).startsWith("WRONGTYPE")) {
-    return new Error(
-      `tarry-queue/redis: a key of this queue holds another type of value (did something else write to ${keys.join(", ")}?)`,
-      { cause: e },
-    );
-  }
-  return e;
 }

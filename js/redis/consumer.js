@@ -15,6 +15,12 @@
 // js/redis/clock.js, so its timer never fires before the server sees a deadline. A timer that
 // fires early (Node's can, by ~1 ms) hands nothing out and is armed again.
 //
+// The known head only moves later by a take reply, and a take reply never hides what was heard
+// while it was on its way: a message (or another script's reply) can tell of an offer that ran
+// after the take script did, and arrive before its reply, which then knows nothing of it. So
+// the head a take reply leaves is the earlier of its own and of every head heard since that
+// take was called.
+//
 // Paused (the queue's pause(), by any process): the take script hands nothing out and says so,
 // and the channel carries "paused" and "resumed", so that no consumer arms its timer for a
 // head it may not take until it hears "resumed" (or a later take reply says so).
@@ -25,10 +31,12 @@
 //
 // Costs: a take or a delivery O(1); arming the timer O(takes waiting with a timeout).
 
+import { randomBytes } from "node:crypto";
 import { ClosedError } from "../errors.js";
 import { Lateness } from "../lateness.js";
 import { Timer } from "../timer.js";
-import { localNow } from "./clock.js";
+import { localNow, moment } from "./clock.js";
+import { isLasting } from "./errors.js";
 import { RedisJob } from "./job.js";
 import { SCRIPTS } from "./scripts.js";
 import { Takers } from "./takers.js";
@@ -60,6 +68,7 @@ export class Consumer {
   /** @type {Promise<void> | null} subscribing and the first wake; null until a take waits */
   #consuming = null;
   #head = Number.POSITIVE_INFINITY; // earliest pending deadline known (server ms)
+  #heard = Number.POSITIVE_INFINITY; // earliest head heard since the running take script was called
   #leaseHead = Number.POSITIVE_INFINITY; // earliest lease expiry known (server ms)
   /** @type {Promise<void> | null} the running wake */
   #waking = null;
@@ -72,9 +81,12 @@ export class Consumer {
   /** @type {Set<RedisJob>} jobs whose process() handler runs: their leases are extended */
   #extending = new Set();
   #extendAt = Number.POSITIVE_INFINITY;
-  /** @type {Set<Worker>} */
+  /** @type {Set<Worker>} the workers whose slots still run (closing ones too) */
   #workers = new Set();
   #closing = false;
+  #closed = false;
+  /** What hears the head channel: messages, and the subscriber's reconnections (when messages may have been missed). */
+  #listener = { onMessage: (/** @type {string} */ m) => this.#message(m), onReady: () => this.#wake() };
   #counters = { wakes: 0, earlyWakes: 0, messages: 0, delivered: 0, redelivered: 0, released: 0 };
   #lateness = new Lateness();
   /** The acks made in one turn, gathered: one script per 500. @type {import("./batch.js").Batcher<[string, string], boolean>} */
@@ -94,6 +106,7 @@ export class Consumer {
     this.#tell = tell;
     this.#schedules = schedules;
     this.#acks = conn.batcher(SCRIPTS.ack, ACK_BATCH, (deliveries) => conn.run(SCRIPTS.ack, { deliveries }));
+    conn.onReady(() => this.#consuming && this.#wake());
   }
 
   /** What a RedisJob asks of its queue. @type {import("./job.js").JobOps} */
@@ -104,11 +117,18 @@ export class Consumer {
       return held;
     },
     nack: async (job, token, delayMs, reason) => {
-      const at = localNow();
-      if (!this.#conn.connected) await this.#conn.connect();
+      const at = moment();
       const { clockTolerance: tolerance, maxAttempts } = this.#options;
-      const stamp = this.#conn.clock.stamp(at);
-      const params = { channel: this.#channel, stamp, tolerance, id: job.id, token, delayMs, maxAttempts, reason };
+      const params = () => ({
+        channel: this.#channel,
+        stamp: this.#conn.clock.stamp(at),
+        tolerance,
+        id: job.id,
+        token,
+        delayMs,
+        maxAttempts,
+        reason,
+      });
       const { held, dead, head } = await this.#conn.run(SCRIPTS.nack, params);
       this.sawHead(head);
       if (dead) this.#tell("dead", () => ({ id: job.id, reason }));
@@ -118,7 +138,7 @@ export class Consumer {
     extend: async (job, token, ms) => {
       /** @type {[string, string][]} */
       const deliveries = [[job.id, token]];
-      const params = { ms: ms ?? this.#options.visibilityTimeout, deliveries };
+      const params = { ms: ms ?? this.#options.visibilityTimeout, longer: false, deliveries };
       const { leaseHead, held } = await this.#conn.run(SCRIPTS.extend, params);
       this.#sawLeases(leaseHead);
       return held[0];
@@ -151,7 +171,7 @@ export class Consumer {
     return new Promise((resolve, reject) => {
       /** @type {Taker} */
       const taker = { resolve, reject, until: Number.POSITIVE_INFINITY, signal, onAbort: null, done: false };
-      if (timeout !== undefined) taker.until = localNow() + Math.max(0, timeout);
+      if (timeout !== undefined) taker.until = localNow() + timeout;
       if (signal) {
         taker.onAbort = () => this.#leave(taker, () => reject(signal.reason));
         signal.addEventListener("abort", taker.onAbort, { once: true });
@@ -177,8 +197,9 @@ export class Consumer {
       handler,
       concurrency,
       retry,
-      onerror: this.#options.onerror,
-      onclose: () => this.#workers.delete(worker),
+      maxAttempts: this.#options.maxAttempts,
+      onerror: (e) => this.#conn.report(e),
+      ondone: () => this.#workers.delete(worker),
     });
     this.#workers.add(worker);
     return worker;
@@ -202,7 +223,9 @@ export class Consumer {
 
   /**
    * Stops: waiting takes reject with ClosedError, process() workers finish their running
-   * handlers (and ack them; their leases are still extended meanwhile), then the timer stops.
+   * handlers (and ack them; their leases are still extended meanwhile), including workers
+   * whose close() was called already; a take script on its way finishes (what it leased goes
+   * back). The connection stays open for them; closed() ends the rest.
    */
   async close() {
     this.#closing = true;
@@ -211,6 +234,11 @@ export class Consumer {
     await Promise.all([...this.#workers].map((w) => w.close()));
     await this.#consuming?.catch(() => {});
     await this.#waking;
+  }
+
+  /** The connection is closed: the timer stops for good. */
+  closed() {
+    this.#closed = true;
     this.#timer.disarm();
   }
 
@@ -219,11 +247,19 @@ export class Consumer {
    * @param {number} head server ms, Infinity for none
    */
   sawHead(head) {
-    if (!this.#consuming) return;
-    if (head < this.#head) {
-      this.#head = head;
-      if (this.#takers.size > 0) this.#demand();
-    }
+    if (this.#consuming) this.#heardHead(head);
+  }
+
+  /**
+   * A head heard from a message or a script reply: the earlier of it and what is known. A
+   * take reply on its way does not undo it.
+   * @param {number} head server ms
+   */
+  #heardHead(head) {
+    if (head < this.#heard) this.#heard = head;
+    if (!(head < this.#head)) return;
+    this.#head = head;
+    if (this.#takers.size > 0) this.#demand();
   }
 
   // --- the one timer --------------------------------------------------------------------
@@ -242,30 +278,27 @@ export class Consumer {
   }
 
   async #startConsuming() {
-    // After a reconnection, messages may have been missed: look at Redis again.
-    await this.#conn.subscribe(
-      this.#channel,
-      (message) => this.#message(message),
-      () => this.#wake(),
-    );
+    // After a reconnection, messages may have been missed: the listener looks at Redis again.
+    await this.#conn.subscribe(this.#channel, this.#listener);
     this.#wake();
   }
 
   /** @param {string} message a new head's deadline, or "paused" or "resumed" */
   #message(message) {
-    this.#counters.messages++;
     if (message === "paused" || message === "resumed") {
+      this.#counters.messages++;
       this.#pausedNow(message === "paused");
       return;
     }
     const head = Number(message);
-    if (!(head < this.#head)) return;
-    this.#head = head;
-    if (this.#takers.size > 0) this.#demand();
+    if (Number.isNaN(head)) return; // a connection's probe (js/redis/connection.js)
+    this.#counters.messages++;
+    this.#heardHead(head);
   }
 
   /** Sets the one timer for the earliest thing this process must act on. */
   #arm() {
+    if (this.#closed) return;
     if (!this.#consuming) {
       this.#timer.set(this.#restartAt);
       return;
@@ -283,6 +316,7 @@ export class Consumer {
   }
 
   #fire() {
+    if (this.#closed) return;
     if (!this.#consuming) {
       // A start that failed, tried again after its back-off.
       this.#restartAt = Number.POSITIVE_INFINITY;
@@ -333,7 +367,9 @@ export class Consumer {
         this.#counters.wakes++;
         const { visibilityTimeout: visibility, maxAttempts } = this.#options;
         const count = Math.min(this.#takers.size, TAKE_BATCH);
-        const params = { channel: this.#channel, count, visibility, maxAttempts, reclaim: RECLAIM_BATCH };
+        const token = randomBytes(8).toString("hex");
+        const params = { channel: this.#channel, count, visibility, maxAttempts, reclaim: RECLAIM_BATCH, token };
+        this.#heard = Number.POSITIVE_INFINITY;
         const { now, head, leaseHead, paused, reclaimed, needs, skipped, items } = await this.#conn.run(
           SCRIPTS.take,
           params,
@@ -341,7 +377,7 @@ export class Consumer {
         this.#failures = 0;
         this.#retryAt = 0;
         this.#lastCheck = localNow();
-        this.#head = head;
+        this.#head = Math.min(head, this.#heard);
         this.#leaseHead = leaseHead;
         if (paused !== this.#paused) this.#pausedNow(paused);
         for (const { id, attempt, dead, reason } of reclaimed) {
@@ -364,17 +400,27 @@ export class Consumer {
   }
 
   /**
-   * A wake failed (Redis unreachable?): try again after a back-off, up to the safety interval.
+   * A wake or the start failed. Redis unreachable: try again after a back-off, up to the safety
+   * interval (onerror hears of it once per outage). An error that will not go away by itself
+   * (a permission the Redis user lacks, a database Redis refused): the waiting takes reject
+   * with it, and the next take starts again.
    * @param {unknown} e
    */
   #failed(e) {
     this.#failures++;
     this.#retryAt = localNow() + Math.min(this.#options.safetyInterval, 50 * 2 ** Math.min(this.#failures, 10));
     if (this.#closing) return;
-    this.#options.onerror(e);
     this.#tell("error", () => ({ error: e }));
-    if (this.#lastCheck === Number.NEGATIVE_INFINITY && !this.#conn.subscribed) {
-      // Could not even connect: start again after the back-off.
+    if (isLasting(e)) {
+      this.#conn.report(e);
+      for (const t of this.#takers.clear()) this.#settle(t, () => t.reject(e));
+      if (this.#lastCheck === Number.NEGATIVE_INFINITY) this.#consuming = null;
+      this.#arm();
+      return;
+    }
+    this.#conn.report(e);
+    if (this.#lastCheck === Number.NEGATIVE_INFINITY) {
+      // Could not even start: start again after the back-off.
       this.#consuming = null;
       this.#restartAt = this.#retryAt;
       this.#arm();
@@ -429,10 +475,11 @@ export class Consumer {
     const jobs = [...this.#extending];
     this.#extendAt = jobs.length ? localNow() + this.#options.visibilityTimeout / 3 : Number.POSITIVE_INFINITY;
     if (!jobs.length) return;
-    const params = { ms: this.#options.visibilityTimeout, deliveries: jobs.map(RedisJob.delivery) };
+    // Only ever longer: a lease its handler extended further (job.extend) stays so.
+    const params = { ms: this.#options.visibilityTimeout, longer: true, deliveries: jobs.map(RedisJob.delivery) };
     this.#conn.run(SCRIPTS.extend, params).then(
       ({ leaseHead }) => this.#sawLeases(leaseHead),
-      (e) => this.#options.onerror(e),
+      (e) => this.#conn.report(e),
     );
   }
 

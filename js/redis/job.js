@@ -1,10 +1,12 @@
-// RedisJob: one delivery of an item, leased to this process. Its token names the delivery:
-// ack(), nack() and extend() change the item only while this delivery holds the lease, so a
-// delivery whose lease ran out (and whose item went to another consumer) changes nothing and
-// resolves false.
+// RedisJob: one delivery of an item, leased to this process. Its token names the delivery (no
+// two deliveries share one, even after Redis lost its data): ack(), nack() and extend() change
+// the item only while this delivery holds the lease, so a delivery whose lease ran out (and
+// whose item went to another consumer) changes nothing and resolves false. They return
+// Promises that reject (never throw): with a TypeError or RangeError for bad arguments, with
+// ClosedError once the queue is closed.
 
-import { checkMs, options } from "../arguments.js";
-import { checkRange } from "./options.js";
+import { options } from "../arguments.js";
+import { checkDelay } from "./options.js";
 
 /**
  * What a job asks of its queue, by the job and its token.
@@ -49,7 +51,7 @@ export class RedisJob {
   }
 
   /** Done: removes the item. Resolves false if this delivery had lost its lease (changes nothing). */
-  ack() {
+  async ack() {
     return this.#ops.ack(this, this.#token);
   }
 
@@ -58,21 +60,20 @@ export class RedisJob {
    * if this was its last attempt (`reason` is kept there). Resolves false if the lease was lost.
    * @param {{ delayMs?: number, reason?: unknown }} [opts]
    */
-  nack(opts) {
-    const { delayMs = 0, reason = "nack" } = options(opts, "options");
-    checkMs(delayMs, "options.delayMs");
-    checkRange(delayMs, "options.delayMs");
+  async nack(opts) {
+    const { delayMs = 0, reason = "nack" } = options(opts, "options", ["delayMs", "reason"], "nack()");
+    checkDelay(delayMs, "options.delayMs");
     const why = reason instanceof Error ? reason.stack || reason.message : String(reason);
     return this.#ops.nack(this, this.#token, delayMs, why.slice(0, MAX_REASON));
   }
 
   /**
-   * Keeps the lease for `ms` more from now (default: the visibility timeout). Resolves false if it was lost.
+   * Sets the lease to run out `ms` from now (default: the visibility timeout). Resolves false if it was lost.
    * @param {number} [ms]
    */
-  extend(ms) {
+  async extend(ms) {
     if (ms !== undefined) {
-      checkMs(ms, "ms");
+      checkDelay(ms, "ms");
       if (ms <= 0) throw new RangeError(`ms must be positive, got ${ms}`);
     }
     return this.#ops.extend(this, this.#token, ms);

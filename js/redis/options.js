@@ -1,7 +1,9 @@
-// What RedisDelayQueue is given, checked: its options (with their defaults), ids and times.
-// Bad input gets a TypeError or RangeError naming the argument, before anything changes.
+// What RedisDelayQueue is given, checked: its options (with their defaults), offers' options,
+// times, pages. Bad input gets a TypeError or RangeError naming the argument, before anything
+// changes; the rules every engine shares (an options bag takes only its call's options, an
+// option set to undefined is its default, null is a value) are those of ../arguments.js.
 
-import { checkMs, describe, options } from "../arguments.js";
+import { checkMs, describe, epochOf, options } from "../arguments.js";
 
 /**
  * Values cross processes as JSON text: what JSON.stringify would silently change or refuse is
@@ -9,10 +11,25 @@ import { checkMs, describe, options } from "../arguments.js";
  */
 export const JSON_RULES = { omitUndefined: false, maxDepth: 1000 };
 
-/** The longest id, in UTF-16 code units. */
-export const MAX_ID_LENGTH = 512;
-/** Deadlines must stay within the range of a Date. */
+/** The latest (and, negated, the earliest) epoch ms a Date can hold. */
 const MAX_TIME = 8.64e15;
+/** What `ifExists` may be; the first is the default. */
+export const IF_EXISTS = /** @type {const} */ (["replace", "keep", "extend"]);
+/** A page of dead letters holds at most this many. */
+export const MAX_PAGE = 1000;
+
+const QUEUE_OPTIONS = [
+  "redis",
+  "name",
+  "prefix",
+  "visibilityTimeout",
+  "maxAttempts",
+  "safetyInterval",
+  "clockTolerance",
+  "commandTimeout",
+  "observe",
+  "onerror",
+];
 
 /**
  * A queue's options with their defaults filled in.
@@ -23,6 +40,7 @@ const MAX_TIME = 8.64e15;
  * @property {number} visibilityTimeout ms a delivered item stays leased
  * @property {number} safetyInterval ms between checks that cover a missed message
  * @property {number} clockTolerance how far back (ms) a call may be stamped
+ * @property {number} commandTimeout ms within which every call settles
  * @property {number} maxAttempts deliveries before an item goes to the dead letters
  * @property {(error: unknown) => void} onerror errors no call can report
  * @property {boolean} observe whether the queue's events are those of every process (js/redis/observer.js)
@@ -34,7 +52,8 @@ const MAX_TIME = 8.64e15;
  * @returns {QueueOptions}
  */
 export function queueOptions(opts) {
-  const o = options(opts, "options");
+  if (opts === undefined) throw new TypeError("options must be an object with a name, got undefined");
+  const o = options(opts, "options", QUEUE_OPTIONS, "new RedisDelayQueue()");
   const { name, prefix = "tarry:" } = o;
   if (typeof name !== "string" || name === "")
     throw new TypeError(`options.name must be a non-empty string, got ${describe(name)}`);
@@ -45,21 +64,29 @@ export function queueOptions(opts) {
   ]) {
     if (/[{}]/.test(s))
       throw new RangeError(`${what} must not contain { or }: the queue's keys use {name} as their hash tag`);
+    // Redis gets strings as UTF-8, where every lone surrogate becomes U+FFFD: two names would share keys.
+    if (!s.isWellFormed())
+      throw new RangeError(
+        `${what} must be well-formed Unicode (it has a lone surrogate, which Redis cannot tell apart)`,
+      );
   }
   /** @param {string} key @param {number} fallback */
   const positive = (key, fallback) => {
-    const v = o[key] ?? fallback;
+    const v = o[key] === undefined ? fallback : o[key];
     checkMs(v, `options.${key}`);
     if (v <= 0) throw new RangeError(`options.${key} must be positive, got ${v}`);
     return v;
   };
-  const maxAttempts = o.maxAttempts ?? 5;
+  const maxAttempts = o.maxAttempts === undefined ? 5 : o.maxAttempts;
+  if (typeof maxAttempts !== "number")
+    throw new TypeError(`options.maxAttempts must be a number, got ${describe(maxAttempts)}`);
   if (!Number.isSafeInteger(maxAttempts) || maxAttempts < 1)
     throw new RangeError(`options.maxAttempts must be a whole number >= 1, got ${describe(maxAttempts)}`);
   if (o.onerror !== undefined && typeof o.onerror !== "function")
     throw new TypeError(`options.onerror must be a function, got ${describe(o.onerror)}`);
-  const redis = o.redis ?? "redis://127.0.0.1:6379";
-  if (typeof redis !== "string" && (redis === null || typeof redis !== "object"))
+  const redis = o.redis === undefined ? "redis://127.0.0.1:6379" : o.redis;
+  if (typeof redis === "string") checkUrl(redis);
+  else if (redis === null || typeof redis !== "object")
     throw new TypeError(`options.redis must be a URL, ioredis options or an ioredis client, got ${describe(redis)}`);
   return {
     redis,
@@ -68,6 +95,7 @@ export function queueOptions(opts) {
     visibilityTimeout: positive("visibilityTimeout", 5000),
     safetyInterval: positive("safetyInterval", 5000),
     clockTolerance: positive("clockTolerance", 1000),
+    commandTimeout: positive("commandTimeout", 5000),
     maxAttempts,
     onerror: o.onerror ?? ((/** @type {unknown} */ e) => console.error("tarry-queue/redis:", e)),
     observe: observeOption(o.observe),
@@ -81,25 +109,99 @@ function observeOption(observe = false) {
 }
 
 /**
- * An id: a non-empty, well-formed string of at most MAX_ID_LENGTH code units.
- * @param {unknown} id
- * @param {string} name
- * @returns {asserts id is string}
+ * A redis:// or rediss:// URL (ioredis takes any other string for a socket path, and waits).
+ * @param {string} url
  */
-export function checkId(id, name) {
-  if (typeof id !== "string") throw new TypeError(`${name} must be a string, got ${describe(id)}`);
-  if (id === "") throw new RangeError(`${name} must not be empty`);
-  if (id.length > MAX_ID_LENGTH)
-    throw new RangeError(`${name} must be at most ${MAX_ID_LENGTH} characters, got ${id.length}`);
-  if (!id.isWellFormed()) throw new RangeError(`${name} must be well-formed Unicode (it has a lone surrogate)`);
+function checkUrl(url) {
+  let parsed;
+  try {
+    parsed = new URL(url);
+  } catch {
+    parsed = null;
+  }
+  if (parsed?.protocol !== "redis:" && parsed?.protocol !== "rediss:") {
+    // The URL itself is not shown: it may hold a password.
+    const got = parsed ? `a URL of scheme ${parsed.protocol}` : `a string that is no URL (${url.length} characters)`;
+    throw new TypeError(
+      `options.redis must be a redis:// or rediss:// URL, got ${got} (for a Unix socket, pass ioredis options: { path })`,
+    );
+  }
 }
 
 /**
- * A delay or deadline (ms, already checked to be a finite number) within the range of a Date.
- * @param {number} ms
+ * A delay, checked: a finite number of ms that puts the deadline (counted from now) within a
+ * Date's range.
+ * @param {unknown} ms
  * @param {string} name
+ * @returns {number}
  */
-export function checkRange(ms, name) {
-  if (Math.abs(ms) > MAX_TIME) throw new RangeError(`${name} must be within ±${MAX_TIME} ms, got ${ms}`);
-  return ms;
+export function checkDelay(ms, name) {
+  checkMs(ms, name);
+  const deadline = Date.now() + /** @type {number} */ (ms);
+  if (Math.abs(deadline) > MAX_TIME)
+    throw new RangeError(`${name} must put the deadline within a Date's range (±${MAX_TIME} epoch ms), got ${ms}`);
+  return /** @type {number} */ (ms);
+}
+
+/**
+ * A deadline (epoch ms or a Date), checked: within a Date's range.
+ * @param {unknown} deadline
+ * @param {string} name
+ * @returns {number}
+ */
+export function checkDeadline(deadline, name) {
+  const at = epochOf(deadline, name);
+  if (Math.abs(at) > MAX_TIME)
+    throw new RangeError(`${name} must be within a Date's range (±${MAX_TIME} epoch ms), got ${at}`);
+  return at;
+}
+
+/**
+ * What an offer does with an id that is present.
+ * @param {unknown} ifExists
+ * @param {string} name
+ * @returns {(typeof IF_EXISTS)[number]}
+ */
+export function checkIfExists(ifExists, name) {
+  if (ifExists === undefined) return IF_EXISTS[0];
+  if (typeof ifExists !== "string") throw new TypeError(`${name} must be a string, got ${describe(ifExists)}`);
+  if (!IF_EXISTS.includes(/** @type {any} */ (ifExists)))
+    throw new RangeError(`${name} must be "replace", "keep" or "extend", got ${describe(ifExists)}`);
+  return /** @type {(typeof IF_EXISTS)[number]} */ (ifExists);
+}
+
+/**
+ * A page's limit: a whole number from 1 to MAX_PAGE.
+ * @param {unknown} limit
+ * @param {string} name
+ * @returns {number}
+ */
+export function checkLimit(limit, name) {
+  if (typeof limit !== "number") throw new TypeError(`${name} must be a number, got ${describe(limit)}`);
+  if (!Number.isInteger(limit) || limit < 1 || limit > MAX_PAGE)
+    throw new RangeError(`${name} must be a whole number from 1 to ${MAX_PAGE}, got ${limit}`);
+  return limit;
+}
+
+/**
+ * A page cursor, as a page's `next` gives it: opaque to callers; here, the time of death and
+ * the id of the last dead letter of the page.
+ * @param {number | string} diedAt
+ * @param {string} id
+ */
+export function cursorOf(diedAt, id) {
+  return `d${diedAt}:${id}`;
+}
+
+/**
+ * A cursor checked, as the page script takes it: [time of death, id].
+ * @param {unknown} cursor
+ * @param {string} name
+ * @returns {[string, string]}
+ */
+export function checkCursor(cursor, name) {
+  if (typeof cursor !== "string") throw new TypeError(`${name} must be a cursor (a string), got ${describe(cursor)}`);
+  const m = /^d(-?\d+(?:\.\d+)?):([\s\S]+)$/.exec(cursor);
+  if (!m) throw new RangeError(`${name} must be a cursor that deadLetters() returned as next, got ${describe(cursor)}`);
+  return [m[1], m[2]];
 }

@@ -90,7 +90,8 @@ export class RedisSchedules {
    */
   async schedule({ spec, json, cron }) {
     const conn = this.#conn;
-    if (!conn.connected) await conn.connect();
+    // A cron rule is computed here from the server's time: a first timed reply gives this process its clock.
+    if (cron !== null && !Number.isFinite(conn.clock.serverNow())) await conn.run(SCRIPTS.stats, undefined);
     const params = {
       channel: this.#channel,
       id: spec.id,

@@ -2,18 +2,19 @@
 // from named fields and its reply read into named fields. This is the one place that knows
 // each script's argument layout and reply; the layouts are those of the scripts' headers
 // (js/redis/lua/<name>.lua). Every change of a queue's state is one script, run atomically by
-// the server with the server's TIME; the scripts' sources come built from js/redis/lua.js.
+// the server with the server's TIME. Redis runs them as one library (js/redis/lua.js): a call
+// is the library's SHA, the script's name, then its ARGV.
 //
 // Times cross as strings (epoch ms with microsecond decimals) and are read back as numbers; a
 // head or lease head that does not exist is Infinity.
 
-import { LUA } from "./lua.js";
+import { LIBRARY, LUA } from "./lua.js";
 
 /**
  * @typedef {object} Script
  * @property {string} name
- * @property {string} source what EVAL sends when the server does not have it (NOSCRIPT)
- * @property {string} sha what EVALSHA names it by
+ * @property {string} source what EVAL sends when the server does not have it: the library
+ * @property {string} sha what EVALSHA names it by: the library's SHA-1
  * @property {boolean} timed whether its reply starts with the server's time (a clock sample)
  * @property {(params: any) => (string | number)[]} argv
  * @property {(reply: any) => any} reply
@@ -34,25 +35,29 @@ const timeOf = (t) => (t == null ? Number.POSITIVE_INFINITY : Number(t));
  * @param {(reply: any) => R} reply
  */
 function script(name, argv, reply) {
-  const { source, sha, timed } = LUA[name];
-  return { name, source, sha, timed, argv, reply };
+  const { source, sha } = LIBRARY;
+  return { name, source, sha, timed: LUA[name].timed, argv: (/** @type {P} */ p) => [name, ...argv(p)], reply };
 }
 
 const none = () => [];
 
-export const SCRIPTS = {
-  time: script("time", none, ([now]) => ({ now: Number(now) })),
+/** What offer.lua calls each `ifExists`. */
+const MODE = { replace: "r", keep: "k", extend: "e" };
 
+export const SCRIPTS = {
   offer: script(
     "offer",
     /**
      * `stamp`: the server time of the call made at local time `first`; an item's delay counts
      * from its own call (`at`), so it is sent as a delay from the stamp.
-     * @param {{ channel: string, stamp: string, first: number, tolerance: number, items: { id: string, kind: "d" | "a", ms: number, json: string, at: number }[] }} p
+     * @param {{ channel: string, stamp: string, first: number, tolerance: number, items: { id: string, ifExists: "replace" | "keep" | "extend", kind: "d" | "a", ms: number, json: string, at: { at: number } }[] }} p
      */
     ({ channel, stamp, first, tolerance, items }) => {
       const args = [channel, stamp, tolerance];
-      for (const it of items) args.push(it.id, it.kind, it.kind === "d" ? it.ms + (it.at - first) : it.ms, it.json);
+      for (const it of items) {
+        const ms = it.kind === "d" ? it.ms + (it.at.at - first) : it.ms;
+        args.push(it.id, MODE[it.ifExists], it.kind, ms, it.json);
+      }
       return args;
     },
     ([, head]) => ({ head: timeOf(head) }),
@@ -60,8 +65,15 @@ export const SCRIPTS = {
 
   take: script(
     "take",
-    /** @param {{ channel: string, count: number, visibility: number, maxAttempts: number, reclaim: number }} p */
-    ({ channel, count, visibility, maxAttempts, reclaim }) => [channel, count, visibility, maxAttempts, reclaim],
+    /** @param {{ channel: string, count: number, visibility: number, maxAttempts: number, reclaim: number, token: string }} p */
+    ({ channel, count, visibility, maxAttempts, reclaim, token }) => [
+      channel,
+      count,
+      visibility,
+      maxAttempts,
+      reclaim,
+      token,
+    ],
     (reply) => {
       /** @type {import("./schedules.js").Need[]} */
       const needs = reply[5].map(needOf);
@@ -120,8 +132,9 @@ export const SCRIPTS = {
 
   extend: script(
     "extend",
-    /** @param {{ ms: number, deliveries: [string, string][] }} p */
-    ({ ms, deliveries }) => [ms, ...deliveries.flat()],
+    /** `longer`: only where the lease would last longer so (the periodic extension of process()). */
+    /** @param {{ ms: number, longer: boolean, deliveries: [string, string][] }} p */
+    ({ ms, longer, deliveries }) => [ms, longer ? "GT" : "SET", ...deliveries.flat()],
     ([, leaseHead, ...held]) => ({ leaseHead: timeOf(leaseHead), held: held.map((h) => h === 1) }),
   ),
 
@@ -230,20 +243,18 @@ export const SCRIPTS = {
 
   deadLetters: script(
     "deadLetters",
-    /** @param {{ limit: number }} p */
-    ({ limit }) => [limit],
-    (reply) => {
+    /** `from`: the cursor, [time of death, id], or undefined for the first page. */
+    /** @param {{ limit: number, from: [string, string] | undefined }} p */
+    ({ limit, from }) => [limit, ...(from ?? ["", ""])],
+    ([more, ...rest]) => {
       const letters = [];
-      for (let i = 0; i < reply.length; i += 6) letters.push(deadLetter(reply.slice(i, i + 6)));
-      return letters;
+      let last = "";
+      for (let i = 0; i < rest.length; i += 6) {
+        letters.push(deadLetter(rest.slice(i, i + 6)));
+        last = rest[i + 5];
+      }
+      return { letters, more: more === 1, last };
     },
-  ),
-
-  retryDead: script(
-    "retryDead",
-    /** @param {{ channel: string, id: string }} p */
-    ({ channel, id }) => [channel, id],
-    ([found, head]) => ({ found: found === 1, head: timeOf(head) }),
   ),
 
   deleteDead: script(
@@ -253,7 +264,33 @@ export const SCRIPTS = {
     (found) => found === 1,
   ),
 
+  purgeDead: script(
+    "purgeDead",
+    /** @param {{ olderThan: number, cutoff: string, limit: number }} p */
+    ({ olderThan, cutoff, limit }) => [olderThan, cutoff, limit],
+    ([cutoff, removed, more]) => ({ cutoff: String(cutoff), removed, more: more === 1 }),
+  ),
+
+  retryDead: script(
+    "retryDead",
+    /** @param {{ channel: string, id: string }} p */
+    ({ channel, id }) => [channel, id],
+    ([found, head]) => ({ found: found === 1, head: timeOf(head) }),
+  ),
+
   clear: script("clear", none, () => undefined),
+
+  probe: script(
+    "probe",
+    /** @param {{ channel: string }} p */
+    ({ channel }) => [channel],
+    (reply) => {
+      /** @type {{ what: string, error: string }[]} */
+      const refused = [];
+      for (let i = 0; i < reply.length; i += 2) refused.push({ what: reply[i], error: reply[i + 1] });
+      return refused;
+    },
+  ),
 
   scheduleUpsert: script(
     "scheduleUpsert",
@@ -350,17 +387,29 @@ function needOf([id, due, now, expression, zone, catchUp]) {
 
 /**
  * A dead letter from the deadLetters reply: its value when the record reads and holds JSON,
- * else `raw`, the text that could not be read (or the raw text kept when it died).
+ * else `raw`, the text that could not be read (or the raw text kept when it died). A reason
+ * that is not the JSON the scripts write is given as it is.
  * @param {any[]} fields id, text, deadline, attempt, reason JSON, time of death
  */
 function deadLetter([id, text, deadline, attempt, why, diedAt]) {
-  const { reason, raw } = why ? JSON.parse(why) : {};
-  /** @type {{ id: string, value: any, attempt: number, deadline: number | undefined, reason: string, diedAt: number, raw?: string }} */
+  let reason = "";
+  let raw;
+  if (typeof why === "string") {
+    try {
+      const kept = JSON.parse(why);
+      if (typeof kept?.reason !== "string") throw new Error("not a reason");
+      ({ reason, raw } = kept);
+    } catch {
+      reason = why;
+    }
+  }
+  /** @type {{ id: string, state: "dead", value: any, deadline: number | undefined, attempt: number, reason: string, diedAt: number, raw?: string }} */
   const letter = {
     id,
+    state: "dead",
     value: undefined,
-    attempt,
     deadline: deadline == null ? undefined : Number(deadline),
+    attempt,
     reason,
     diedAt: Number(diedAt),
   };

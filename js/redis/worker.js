@@ -1,7 +1,9 @@
 // A process() worker: `concurrency` slots, each taking the next due item and running the
 // handler on it. The handler's return acks the item; its throw nacks it, to come back after
-// `retry(attempt, error)` ms (or to go to the dead letters after maxAttempts). While a
-// handler runs, its lease is held (the consumer extends it), so a slow handler keeps its item.
+// `retry(attempt, error)` ms, or, on its last attempt, to go to the dead letters (retry is
+// not asked then: no retry follows). While a handler runs, its lease is held (the consumer
+// extends it), so a slow handler keeps its item. A worker counts as running until its last
+// handler has finished and acked, whenever close() was called: its queue's close() waits.
 
 import { setMaxListeners } from "node:events";
 import { ClosedError } from "../errors.js";
@@ -15,20 +17,18 @@ import { ClosedError } from "../errors.js";
  * @property {(value: any, job: RedisJob) => unknown} handler
  * @property {number} concurrency
  * @property {(attempt: number, error: unknown) => number} retry
+ * @property {number} maxAttempts the queue's: the attempt after which no retry follows
  * @property {(error: unknown) => void} onerror
- * @property {() => void} onclose called by close()
+ * @property {() => void} ondone called once every slot has stopped
  */
 
 export class Worker {
   #stop = new AbortController();
   /** @type {Promise<void>} every slot, done */
   #running;
-  /** @type {() => void} */
-  #onclose;
 
   /** @param {WorkerParts} parts */
-  constructor({ take, leases, handler, concurrency, retry, onerror, onclose }) {
-    this.#onclose = onclose;
+  constructor({ take, leases, handler, concurrency, retry, maxAttempts, onerror, ondone }) {
     const signal = this.#stop.signal;
     setMaxListeners(0, signal); // one listener per waiting slot: `concurrency` of them
     const slot = async () => {
@@ -41,16 +41,15 @@ export class Worker {
           onerror(e);
           continue;
         }
-        await handle(job, leases, handler, retry, onerror);
+        await handle(job, leases, handler, (attempt, e) => (attempt >= maxAttempts ? 0 : retry(attempt, e)), onerror);
       }
     };
-    this.#running = Promise.all(Array.from({ length: concurrency }, slot)).then(() => undefined);
+    this.#running = Promise.all(Array.from({ length: concurrency }, slot)).then(ondone);
   }
 
   /** Stops taking items; resolves when the running handlers have finished (and acked). */
   close() {
     this.#stop.abort();
-    this.#onclose();
     return this.#running;
   }
 }

@@ -13,57 +13,16 @@ import { RedisDelayQueue } from "tarry-queue/redis";
 import { startRedis } from "../redis/redis-server.mjs";
 import { register } from "./register.mjs";
 
-/** Cases RedisDelayQueue fails today: why, and the error that shows it. */
-const expectedFailures = {
-  "offerMany is all or nothing: one bad item and none lands": {
-    why: 'offerMany() names a bad deadline "deadline", not items[i].deadline (nothing lands, though)',
-    error: /"deadline":"soon"/,
-  },
-  "offerMany: items take effect in order, so a later item's ifExists meets an earlier one": {
-    why: "ifExists is ignored (every offer replaces)",
-    error: /kept: the first offer of m/,
-  },
-  'ifExists "keep": the item present stays as it is (throttle)': {
-    why: "ifExists is ignored (every offer replaces)",
-    error: /the first offer's/,
-  },
-  'ifExists "extend": a pending item takes the later deadline and the new value (debounce)': {
-    why: "ifExists is ignored (every offer replaces)",
-    error: /an earlier deadline does not move it/,
-  },
-  "ifExists on an item in flight: keep leaves it; replace and extend offer a new item, and the running delivery's ack changes nothing":
-    {
-      why: "ifExists is ignored: keep replaces the item in flight",
-      error: /A2/,
-    },
-  "ifExists on a dead letter: keep leaves it dead; replace and extend put a new pending item in its place": {
-    why: "ifExists is ignored: keep replaces the dead letter",
-    error: /dead: 0[\s\S]*dead: 1|pending: 3/,
-  },
-  "retryDelayMs as a function: called with (attempt, error) for each failure that is retried": {
-    why: "process() calls retryDelayMs on the last attempt too, though no retry follows",
-    error: /failure 3/,
-  },
-  "deadLetters: { items, next } pages in order of death, each { id, state, value, deadline, attempt, reason, diedAt }":
-    {
-      why: "deadLetters() resolves to an array, not a page { items, next }, and takes no cursor",
-      error: /reading 'map'/,
-    },
-  "deleteDead: removes a dead letter, true if it was dead; false for what is not": {
-    why: "deadLetters() resolves to an array, not a page { items, next }",
-    error: /reading 'map'/,
-  },
-  "bad arguments reject with a TypeError or RangeError that names them (unknown options too), and change nothing": {
-    why: 'unknown options and bad ifExists values are not refused; offerMany() names a bad deadline "deadline"; deadLetters() checks neither its options bag, nor limit <= 1000, nor after, and names limit "limit"',
-    error: /idd[\s\S]*ifExists[\s\S]*deadline must be a finite time[\s\S]*lmit/,
-  },
-};
+/**
+ * Cases RedisDelayQueue fails today: why, and the error that shows it. None: the list stays,
+ * so that a case Redis cannot keep yet is named here (and held to still fail) rather than left out.
+ * @type {Record<string, { why: string, error: RegExp }>}
+ */
+const expectedFailures = {};
 
-/** Cases left out: the method each needs that RedisDelayQueue does not have yet. */
-const leftOut = {
-  "purgeDead({ olderThan }): removes the dead letters at least that old, and says how many": "purgeDead",
-  "bad arguments to deleteDead and purgeDead reject likewise, and change nothing": "purgeDead",
-};
+/** Cases left out: the method each needs that RedisDelayQueue does not have yet. None. */
+/** @type {Record<string, string>} */
+const leftOut = {};
 
 /** Values JSON cannot hold, and the path each TypeError must name. */
 const unstorable = [

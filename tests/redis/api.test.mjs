@@ -169,7 +169,10 @@ test("bad input: a clear error naming the argument, and nothing changes", async 
   await rejects(q.offer(cycle, 5), TypeError, /^value\.self refers back to itself/);
   await rejects(q.offer(1, "5"), TypeError, /^delayMs must be a number/);
   await rejects(q.offer(1, Number.POSITIVE_INFINITY), RangeError, /^delayMs must be a finite/);
-  await rejects(q.offer(1, 1e300), RangeError, /^delayMs must be within/);
+  await rejects(q.offer(1, 1e300), RangeError, /^delayMs must put the deadline within a Date's range/);
+  await rejects(q.offer(1, 8.64e15), RangeError, /^delayMs must put the deadline within a Date's range/);
+  await rejects(q.offerAt(1, 8.64e15 + 1), RangeError, /^deadline must be within a Date's range/);
+  await rejects(q.offerMany([{ value: 1, delayMs: 8.64e15 }]), RangeError, /^items\[0\]\.delayMs must put/);
   await rejects(q.offer(1, 5, { id: "" }), RangeError, /^options\.id must not be empty/);
   await rejects(q.offer(1, 5, { id: 42 }), TypeError, /^options\.id must be a string/);
   await rejects(q.offer(1, 5, { id: "x".repeat(513) }), RangeError, /^options\.id must be at most 512/);
@@ -191,8 +194,14 @@ test("bad input: a clear error naming the argument, and nothing changes", async 
   await rejects(q.reschedule("a", "1"), TypeError, /^delayMs must be a number/);
   await rejects(q.delayOf(null), TypeError, /^id must be a string/);
   assert.equal(await q.size(), 0, "a refused call changed the queue");
-  await rejects(q.take({ timeout: "1" }), TypeError, /^timeout must be a number/);
-  await rejects(q.take({ signal: {} }), TypeError, /^signal must be an AbortSignal/);
+  await rejects(q.take({ timeout: "1" }), TypeError, /^options\.timeout must be a number/);
+  await rejects(q.take({ timeout: -5 }), RangeError, /^options\.timeout must not be negative/);
+  await rejects(q.take({ signal: {} }), TypeError, /^options\.signal must be an AbortSignal/);
+  await rejects(
+    q.take({ timout: 5 }),
+    TypeError,
+    /^options\.timout is not an option of take\(\); did you mean timeout\?/,
+  );
   assert.throws(() => q.process("no"), /^TypeError: handler must be a function/);
   assert.throws(() => q.process(() => {}, { concurrency: 0 }), /^RangeError: options\.concurrency/);
   assert.throws(() => new RedisDelayQueue({}), /^TypeError: options\.name must be a non-empty string/);
@@ -203,6 +212,18 @@ test("bad input: a clear error naming the argument, and nothing changes", async 
   );
   assert.throws(() => new RedisDelayQueue({ name: "a", maxAttempts: 1.5 }), /options\.maxAttempts must be a whole/);
   assert.throws(() => new RedisDelayQueue({ name: "a", redis: 5 }), /options\.redis must be/);
+  assert.throws(
+    () => new RedisDelayQueue({ name: "a", visibilityTimout: 5 }),
+    /^TypeError: options\.visibilityTimout is not an option of new RedisDelayQueue\(\); did you mean visibilityTimeout\?/,
+  );
+  assert.throws(
+    () => new RedisDelayQueue({ name: "a", prefix: null }),
+    /^TypeError: options\.prefix must be a string, got null/,
+  );
+  assert.throws(
+    () => q.process(() => {}, { concurrency: 1, retryDelay: 5 }),
+    /^TypeError: options\.retryDelay is not an option of process\(\)/,
+  );
 });
 
 test("a value nested 10^4 or 10^5 deep is refused with a TypeError naming the path, not a stack overflow", async () => {
@@ -230,6 +251,61 @@ test("a value nested 10^4 or 10^5 deep is refused with a TypeError naming the pa
   assert.deepEqual(job.value, deep);
   await job.ack();
   assert.equal(await q.size(), 0, "a refused offer changed the queue");
+});
+
+test("what JSON would change is refused, naming the path: an array's toJSON, an Array subclass, a named property, a getter that changes", async () => {
+  const q = open();
+  const withToJSON = Object.assign([1, 2], { toJSON: () => "something else" });
+  class Orders extends Array {}
+  const named = Object.assign([1, 2], { total: 3 });
+  let reads = 0;
+  const changing = {
+    get n() {
+      return reads++;
+    },
+  };
+  for (const [value, message] of [
+    [withToJSON, /^value is an array with a property "toJSON"/],
+    [{ list: [1, { a: withToJSON }] }, /^value\.list\[1\]\.a is an array with a property "toJSON"/],
+    [Orders.from([1, 2]), /^value is an array of another class \(Orders\)/],
+    [named, /^value is an array with a property "total" that JSON leaves out/],
+    [changing, /^value\.n changed while it was read/],
+  ]) {
+    await assert.rejects(q.offer(value, 0), (e) => e instanceof TypeError && message.test(e.message));
+  }
+  assert.equal(await q.size(), 0, "a refused offer changed the queue");
+});
+
+test("one unreadable reason (a :reasons entry that is not JSON) leaves every dead letter listed", async () => {
+  const q = open({ maxAttempts: 1 });
+  await q.offer("a", 0, { id: "a" });
+  await q.offer("b", 0, { id: "b" });
+  for (let i = 0; i < 2; i++) await (await q.take()).nack({ reason: "failed" });
+  await raw.hset(q.keys.reasons, "a", "{not json");
+  const { items } = await q.deadLetters();
+  assert.deepEqual(
+    items.map((d) => [d.id, d.value, d.reason]),
+    [
+      ["a", "a", "{not json"],
+      ["b", "b", "failed"],
+    ],
+  );
+});
+
+test("queue names and prefixes with lone surrogates are refused: Redis would give them one set of keys", () => {
+  for (const name of ["jobs\uD800", "jobs\uDBFF", "\uDC00jobs"]) {
+    assert.throws(
+      () => new RedisDelayQueue({ name }),
+      (e) => e instanceof RangeError && /^options\.name must be well-formed Unicode/.test(e.message),
+    );
+  }
+  assert.throws(
+    () => new RedisDelayQueue({ name: "jobs", prefix: "t\uD800:" }),
+    /^RangeError: options\.prefix must be well-formed/,
+  );
+  // U+FFFD itself is a character like any other.
+  const q = open({ name: "jobs\uFFFD" });
+  assert.match(q.keys.items, /\{jobs\uFFFD\}/);
 });
 
 test("a take that times out or is aborted leaves its item in the queue", async () => {
@@ -295,7 +371,7 @@ test("nack: back after its delay; after maxAttempts into the dead letters; retry
   assert.equal(b.attempt, 2);
   assert.equal(await b.nack({ reason: new Error("card declined") }), true);
   assert.equal(await q.take({ timeout: 100 }), undefined);
-  const [dead] = await q.deadLetters();
+  const [dead] = (await q.deadLetters()).items;
   assert.equal(dead.id, "x");
   assert.deepEqual(dead.value, { job: "x" });
   assert.equal(dead.attempt, 2);
@@ -305,7 +381,7 @@ test("nack: back after its delay; after maxAttempts into the dead letters; retry
   const c = await q.take();
   assert.deepEqual([c.id, c.attempt], ["x", 1]);
   await c.ack();
-  assert.deepEqual(await q.deadLetters(), []);
+  assert.deepEqual(await q.deadLetters(), { items: [], next: undefined });
 });
 
 test("process(): acks on success, extends leases while the handler runs, dead-letters an always-failing item", async () => {
@@ -332,7 +408,7 @@ test("process(): acks on success, extends leases while the handler runs, dead-le
     ["slow#1", "bad#1", "bad#2", "bad#3", "ok#1"].sort(),
     `handler calls: ${JSON.stringify(seen)}`,
   );
-  const [dead] = await q.deadLetters();
+  const [dead] = (await q.deadLetters()).items;
   assert.equal(dead.id, "bad");
   assert.equal(dead.attempt, 3);
   assert.match(dead.reason, /bad item, attempt 3/);
@@ -374,7 +450,7 @@ test("entries written by someone else are dead-lettered; the rest keeps working;
   assert.equal(job.value, "good");
   await job.ack();
   assert.equal(await q.take({ timeout: 100 }), undefined);
-  const dead = Object.fromEntries((await q.deadLetters()).map((d) => [d.id, d]));
+  const dead = Object.fromEntries((await q.deadLetters()).items.map((d) => [d.id, d]));
   assert.deepEqual(Object.keys(dead).sort(), ["badjson", "garbled", "junk", "orphan"]);
   assert.equal(dead.garbled.reason, "malformed record");
   assert.equal(dead.garbled.raw, "not a record");

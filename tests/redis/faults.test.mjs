@@ -147,7 +147,7 @@ test("a handler that always throws: the item ends in the dead letters after maxA
       await until(() => fine.got.length === 5, 10_000, "the good items");
       let dead = [];
       for (let i = 0; i < 200 && dead.length < 5; i++) {
-        dead = await bad.deadLetters();
+        dead = (await bad.deadLetters()).items;
         await sleep(25);
       }
       assert.deepEqual(dead.map((d) => d.id).sort(), ["b0", "b1", "b2", "b3", "b4"]);

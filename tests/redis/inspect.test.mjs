@@ -246,6 +246,8 @@ test("error: a consumer's wake that fails is told as an error event (and to oner
   const error = await told;
   assert.match(String(error.message), /another type of value/);
   assert.ok(errors.includes(error));
+  // An error that stays until someone fixes the key: the waiting take rejects with it.
+  await assert.rejects(take, (e) => e === error);
   await server.cli("DEL", q.keys.pending);
-  assert.equal(await take, undefined);
+  assert.equal(await q.take({ timeout: 100 }), undefined);
 });

@@ -8,7 +8,7 @@ import assert from "node:assert/strict";
 import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { generate, generated, header, loadScripts, luaDir, sourceOf } from "../../scripts/lua.mjs";
+import { generate, generated, header, libraryOf, loadScripts, luaDir, sourceOf } from "../../scripts/lua.mjs";
 import { SCRIPTS } from "../../js/redis/scripts.js";
 
 const fixtures = fileURLToPath(new URL("lua-fixtures/", import.meta.url));
@@ -44,7 +44,7 @@ test("a header names its script, its KEYS, ARGV and reply, and whether the reply
   assert.throws(() => header("main", source.replace(/\n {2}Reply:.*/, "")), /main\.lua: its header has no Reply: line/);
 });
 
-test("every script has a header naming it, runs with its includes in place, and is called from js/redis/scripts.js", () => {
+test("every script has a header naming it, runs with its includes in place, and is called from js/redis/scripts.js, by the library's SHA", () => {
   const files = readdirSync(luaDir)
     .filter((f) => f.endsWith(".lua"))
     .map((f) => f.slice(0, -4))
@@ -58,7 +58,15 @@ test("every script has a header naming it, runs with its includes in place, and 
       assert.equal(s.source.split(`local function ${fn}(`).length, 2, `${name}: ${fn} defined twice`);
     }
     assert.equal(SCRIPTS[name].timed, s.timed, `${name}: whether its reply starts with the server's time`);
-    assert.equal(SCRIPTS[name].sha, s.sha);
+  }
+  const lib = libraryOf(scripts);
+  for (const name of files) {
+    assert.equal(SCRIPTS[name].sha, lib.sha, `${name}: called by the library's SHA`);
+    assert.equal(SCRIPTS[name].source, lib.source);
+    assert.ok(lib.source.includes(`scripts["${name}"] = function(ARGV)`), `${name}: not in the library`);
+  }
+  for (const [, fn] of lib.source.matchAll(/^local function (\w+)/gm)) {
+    assert.equal(lib.source.split(`local function ${fn}(`).length, 2, `the library defines ${fn} twice`);
   }
 });
 

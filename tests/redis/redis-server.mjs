@@ -97,7 +97,7 @@ export async function startRedis({ aof = false, args = [] } = {}) {
     /** Sends a signal to the server process (SIGKILL: a crash; SIGSTOP/SIGCONT: a pause). */
     async kill(signal = "SIGKILL") {
       const child = this.child;
-      if (!child || child.exitCode !== null) return;
+      if (!child || child.exitCode !== null || child.signalCode !== null) return; // it has exited
       const exited = new Promise((resolve) => child.once("exit", resolve));
       child.kill(signal);
       if (signal === "SIGKILL" || signal === "SIGTERM") await exited;
@@ -109,7 +109,7 @@ export async function startRedis({ aof = false, args = [] } = {}) {
     },
     /** Stops the server and removes its directory. */
     async stop() {
-      if (this.child?.exitCode === null) {
+      if (this.child && this.child.exitCode === null && this.child.signalCode === null) {
         this.child.kill("SIGCONT");
         await this.kill("SIGKILL");
       }

@@ -5,10 +5,10 @@ import { ClosedError, type DeadLetter, RedisDelayQueue, type RedisJob } from "..
 type Order = { orderId: number };
 const queue = new RedisDelayQueue<Order>({ redis: "redis://127.0.0.1:6379", name: "orders", maxAttempts: 5 });
 const id: string = await queue.offer({ orderId: 42 }, 30 * 60_000, { id: "order-42" });
-await queue.offerAt({ orderId: 43 }, new Date(Date.now() + 1000), { id });
+await queue.offerAt({ orderId: 43 }, new Date(Date.now() + 1000), { id, ifExists: "keep" });
 const ids: string[] = await queue.offerMany([
   { value: { orderId: 1 }, delayMs: 5 },
-  { value: { orderId: 2 }, deadline: Date.now() + 5, id: "two" },
+  { value: { orderId: 2 }, deadline: Date.now() + 5, id: "two", ifExists: "extend" },
 ]);
 const cancelled: boolean = await queue.cancel("order-42");
 const moved: boolean = await queue.reschedule(id, 1000);
@@ -28,10 +28,14 @@ const worker = queue.process(async (order: Order, j: RedisJob<Order>) => order.o
   retryDelayMs: (attempt) => attempt * 1000,
 });
 await worker.close();
-const dead: DeadLetter<Order>[] = await queue.deadLetters({ limit: 10 });
+const page: { items: DeadLetter<Order>[]; next: string | undefined } = await queue.deadLetters({ limit: 10 });
+const dead: DeadLetter<Order>[] = (await queue.deadLetters({ limit: 10, after: page.next })).items;
+const purged: number = (await queue.purgeDead({ olderThan: 60_000 })) + Number(await queue.deleteDead("order-7"));
 const retried: boolean = await queue.retryDead("order-42");
 await queue.close();
 const closed: boolean = new ClosedError("RedisDelayQueue") instanceof Error;
+// @ts-expect-error: ifExists is "replace", "keep" or "extend"
+await queue.offer({ orderId: 44 }, 5, { ifExists: "skip" });
 // @ts-expect-error: values are JSON data
 await queue.offer(new Map(), 5);
-void [ids, cancelled, moved, left, size, pending, inFlight, latenessP99, dead, retried, closed];
+void [ids, cancelled, moved, left, size, pending, inFlight, latenessP99, dead, purged, retried, closed];

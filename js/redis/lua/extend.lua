@@ -1,7 +1,8 @@
---[[ extend: sets each lease still held to expire a number of ms from now.
+--[[ extend: sets each lease still held to expire a number of ms from now; with 'GT', only
+  where that is later than it expires already (so that a lease extended further stays so).
   KEYS: the queue's keys (includes/keys.lua)
-  ARGV: ms, then per delivery: id, token
-  Reply: now, lease head, then per delivery 1 (extended) or 0 (the lease was not held)
+  ARGV: ms, mode ('GT' or 'SET'), then per delivery: id, token
+  Reply: now, lease head, then per delivery 1 (it holds the lease) or 0 (it did not)
 ]]
 --- @include "time"
 --- @include "queue"
@@ -9,9 +10,13 @@
 local now = clock()
 local expiry = fmt(now + tonumber(ARGV[1]))
 local out = { fmt(now), false }
-for i = 2, #ARGV, 2 do
+for i = 3, #ARGV, 2 do
   if leased_by(ARGV[i], ARGV[i + 1]) then
-    redis.call('ZADD', leased, 'XX', expiry, ARGV[i])
+    if ARGV[2] == 'GT' then
+      redis.call('ZADD', leased, 'XX', 'GT', expiry, ARGV[i])
+    else
+      redis.call('ZADD', leased, 'XX', expiry, ARGV[i])
+    end
     out[#out + 1] = 1
   else
     out[#out + 1] = 0

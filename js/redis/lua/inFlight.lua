@@ -10,8 +10,8 @@
 --- @include "page"
 
 local limit = tonumber(ARGV[1])
-local start = rank_after(leased, ARGV[2], ARGV[3])
-local ids = redis.call('ZRANGE', leased, start, start + limit, 'WITHSCORES')
+local from = rank_after(leased, ARGV[2], ARGV[3])
+local ids = redis.call('ZRANGE', leased, from, from + limit, 'WITHSCORES')
 local out = { #ids / 2 > limit and 1 or 0 }
 for i = 1, math.min(#ids, 2 * limit), 2 do
   local r = parse(redis.call('HGET', items, ids[i]))

@@ -10,8 +10,8 @@
 
 local limit = tonumber(ARGV[1])
 -- The seq followed by the highest byte sorts after every member of that seq (seq .. id).
-local start = rank_after(pending, ARGV[2], ARGV[3] .. '\255')
-local members = redis.call('ZRANGE', pending, start, start + limit)
+local from = rank_after(pending, ARGV[2], ARGV[3] .. '\255')
+local members = redis.call('ZRANGE', pending, from, from + limit)
 local out = { #members > limit and 1 or 0 }
 for i = 1, math.min(#members, limit) do
   local member = members[i]

@@ -5,7 +5,8 @@
   KEYS: the queue's keys (includes/keys.lua)
   A schedule's occurrence is handed out as includes/schedule.lua (occur) decides, and its next
   occurrence placed in the same run.
-  ARGV: channel, count, visibility (ms), maxAttempts, reclaim (expired leases handled at most)
+  ARGV: channel, count, visibility (ms), maxAttempts, reclaim (expired leases handled at most),
+    token (a random part, new for each run: the deliveries' tokens are it and a number)
   Reply: now, head, lease head, paused (1 or 0), the number of expired leases handled, needs
     (per cron schedule whose rule a client must compute: { id, due, now, expression, zone,
     catchUp }), skipped (per occurrence skipped for overlap: schedule id, due), then per
@@ -62,7 +63,7 @@ if wanted > 0 then
   if #due > 0 then
     redis.call('ZREMRANGEBYRANK', pending, 0, #due - 1)
     local expiry = fmt(now + tonumber(ARGV[3]))
-    local token = seqs(#due)
+    local token = 0
     for _, member in ipairs(due) do
       local s, id = string.sub(member, 1, 16), string.sub(member, 17)
       if id == '' or not string.match(s, '^%x+$') then
@@ -79,7 +80,7 @@ if wanted > 0 then
         elseif r.state == 'p' and r.seq == s then
           if r.schedule then id, r = occur(id, r, now, needs, skips) end
           if id then
-            r.state, r.attempt, r.token = 'l', r.attempt + 1, string.format('%d', token)
+            r.state, r.attempt, r.token = 'l', r.attempt + 1, ARGV[6] .. '-' .. string.format('%x', token)
             token = token + 1
             save(id, r)
             redis.call('ZADD', leased, expiry, id)

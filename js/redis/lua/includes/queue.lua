@@ -12,13 +12,18 @@ local function lease_head() -- luacheck: ignore 211
   return redis.call('ZRANGE', leased, 0, 0, 'WITHSCORES')[2]
 end
 
+-- Tells the consumers of a new head's deadline. A PUBLISH the Redis user may not make (no
+-- channel permission) is skipped, not an error: the script has changed keys already, and a
+-- script is not undone. Each connection checks that permission first (probe.lua).
+local function publish(channel, deadline)
+  redis.pcall('PUBLISH', channel, deadline)
+end
+
 -- Tells the consumers when the head became earlier than 'before' (Redisson's rule: they
 -- re-arm their one timer on this message). Returns the head's deadline.
 local function announce(channel, before) -- luacheck: ignore 211
   local after = head()
-  if after and (before == nil or tonumber(after) < tonumber(before)) then
-    redis.call('PUBLISH', channel, after)
-  end
+  if after and (before == nil or tonumber(after) < tonumber(before)) then publish(channel, after) end
   return after
 end
 

@@ -5,16 +5,17 @@
 --
 -- state p (pending), l (leased) or d (dead); seq the 16 hex digits of its pending member;
 -- deadline epoch ms with up to 3 decimals; attempt the number of deliveries so far; token the
--- current delivery's token (empty unless leased); schedule, for an occurrence of a schedule
--- (includes/schedule.lua), that schedule's id (length bytes; JSON text never starts with @);
--- value the JSON text as offered.
+-- current delivery's token (empty unless leased: hex digits and dashes, made by the take
+-- script from a random part its caller sends, so that no token comes twice, even after the
+-- counter starts again); schedule, for an occurrence of a schedule (includes/schedule.lua),
+-- that schedule's id (length bytes; JSON text never starts with @); value the JSON text as
+-- offered.
 
 --- @include "keys"
 
 local function hex(n) return string.format('%016x', n) end -- luacheck: ignore 211
 
--- The first seq of n new ones (seqs and tokens share the counter: both only need to be unique
--- and increasing).
+-- The first seq of n new ones (unique and increasing while the counter lasts: FIFO ties).
 local function seqs(n) return redis.call('INCRBY', seqkey, n) - n + 1 end -- luacheck: ignore 211
 
 -- The record as a table { state, seq, deadline, attempt, token, schedule, value } (schedule
@@ -22,7 +23,7 @@ local function seqs(n) return redis.call('INCRBY', seqkey, n) - n + 1 end -- lua
 local function parse(rec) -- luacheck: ignore 211
   if not rec then return nil end
   local state, seq, deadline, attempt, token, at =
-    string.match(rec, '^([pld])(%x+)|([^|]+)|(%d+)|(%d*)|()')
+    string.match(rec, '^([pld])(%x+)|([^|]+)|(%d+)|([%x%-]*)|()')
   if state == nil or #seq ~= 16 or tonumber(deadline) == nil then return nil end
   local schedule
   local length, from = string.match(rec, '^@(%d+):()', at)

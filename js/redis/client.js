@@ -1,0 +1,208 @@
+// The ioredis clients of tarry-queue/redis: the one a queue is given, or the one it opens from
+// a URL or ioredis options (ioredis is loaded only then), and beside every client ONE hub that
+// all the queues on it share:
+//
+// - one listener per client event (ready, connect, end, error), whatever the number of
+//   queues, so that a thousand queues on one client add no listeners and print no
+//   MaxListenersExceededWarning;
+// - one subscriber connection (a duplicate() of the client, opened on first use) with one
+//   subscription per queue channel, messages dispatched by channel: one connection for pub/sub
+//   per client, not one per queue.
+//
+// A client the queue opens gets defaults that fail fast and recover: each connection attempt
+// gives up after `connectTimeout` ms and is retried with a back-off of at most 2 s for as long
+// as the queue is open (the queue bounds each call itself: js/redis/connection.js). Options
+// given as an object override them.
+
+/**
+ * What the queue needs of an ioredis `Redis` or `Cluster` (tests give either).
+ * @typedef {object} Client
+ * @property {string} status "wait", "connecting", "connect", "ready", "reconnecting", "end", ...
+ * @property {(sha: string, numKeys: number, ...args: (string | number)[]) => Promise<any>} evalsha
+ * @property {(source: string, numKeys: number, ...args: (string | number)[]) => Promise<any>} eval
+ * @property {() => Client} duplicate
+ * @property {() => Promise<unknown>} connect
+ * @property {(...channels: string[]) => Promise<unknown>} subscribe
+ * @property {(...channels: string[]) => Promise<unknown>} unsubscribe
+ * @property {(event: string, listener: (...args: any[]) => void) => unknown} on
+ * @property {(event: string, listener: (...args: any[]) => void) => unknown} off
+ * @property {() => void} disconnect
+ */
+
+/**
+ * What a queue's connection hears from its client's hub.
+ * @typedef {object} Member
+ * @property {() => void} ready the client is ready (first time, or after a reconnection)
+ * @property {() => void} connect the client's socket connected: a handshake begins
+ * @property {() => void} end the client will not connect again (it was closed)
+ * @property {(error: unknown) => void} error an error event of a client the queues opened, or of the subscriber
+ */
+
+/**
+ * A queue listening to its channel.
+ * @typedef {object} Listener
+ * @property {(message: string) => void} onMessage
+ * @property {() => void} onReady the subscriber reconnected: messages may have been missed
+ */
+
+/**
+ * Whether `redis` is a client (rather than a URL or options).
+ * @param {unknown} redis
+ * @returns {redis is Client}
+ */
+export function isClient(redis) {
+  return (
+    typeof redis === "object" &&
+    redis !== null &&
+    typeof (/** @type {any} */ (redis).evalsha) === "function" &&
+    typeof (/** @type {any} */ (redis).duplicate) === "function"
+  );
+}
+
+/**
+ * A client for a URL or ioredis options, with the queue's defaults (options given override them).
+ * @param {string | object} redis
+ * @param {number} connectTimeout ms one connection attempt may take
+ * @returns {Promise<Client>}
+ */
+export async function openClient(redis, connectTimeout) {
+  let Redis;
+  try {
+    ({ Redis } = await import("ioredis"));
+  } catch (e) {
+    throw new Error("tarry-queue/redis needs the ioredis package (npm install ioredis) when given a URL", {
+      cause: e,
+    });
+  }
+  const defaults = {
+    enableAutoPipelining: true,
+    connectTimeout,
+    // Keep reconnecting while the queue is open, at most 2 s apart: the queue recovers when
+    // Redis comes back; each call is bounded by the queue (options.commandTimeout).
+    retryStrategy: (/** @type {number} */ times) => Math.min(50 * 2 ** times, 2000),
+  };
+  return typeof redis === "string" ? new Redis(redis, defaults) : new Redis({ ...defaults, ...redis });
+}
+
+/** @type {WeakMap<Client, Hub>} */
+const hubs = new WeakMap();
+
+/**
+ * The hub of `client`, made on first use.
+ * @param {Client} client
+ * @param {boolean} owned whether the queues opened it (then its error events are theirs to report)
+ */
+export function hubOf(client, owned) {
+  let hub = hubs.get(client);
+  if (!hub) {
+    hub = new Hub(client, owned);
+    hubs.set(client, hub);
+  }
+  return hub;
+}
+
+export class Hub {
+  /** @type {Client} */
+  #client;
+  /** @type {Set<Member>} */
+  #members = new Set();
+  /** @type {Record<string, (...args: any[]) => void>} */
+  #listeners;
+  /** @type {Client | null} */
+  #subscriber = null;
+  /** channel → the listeners of the queues on it, and the subscription's promise */
+  /** @type {Map<string, { listeners: Set<Listener>, subscribed: Promise<unknown> }>} */
+  #channels = new Map();
+
+  /**
+   * @param {Client} client
+   * @param {boolean} owned
+   */
+  constructor(client, owned) {
+    this.#client = client;
+    const each = (/** @type {keyof Member} */ event) => (/** @type {unknown} */ arg) => {
+      for (const m of this.#members) m[event](arg);
+    };
+    this.#listeners = { ready: each("ready"), connect: each("connect"), end: each("end") };
+    if (owned) this.#listeners.error = each("error");
+    for (const [event, fn] of Object.entries(this.#listeners)) client.on(event, fn);
+  }
+
+  /** @param {Member} member */
+  join(member) {
+    this.#members.add(member);
+  }
+
+  /** @param {Member} member */
+  leave(member) {
+    this.#members.delete(member);
+    if (this.#members.size > 0) return;
+    for (const [event, fn] of Object.entries(this.#listeners)) this.#client.off(event, fn);
+    hubs.delete(this.#client);
+  }
+
+  /**
+   * Subscribes the hub's subscriber to `channel` for `listener` (one subscription per channel,
+   * whatever the number of queues on it); resolves once Redis confirmed it.
+   * @param {string} channel
+   * @param {Listener} listener
+   */
+  subscribe(channel, listener) {
+    let c = this.#channels.get(channel);
+    if (!c) {
+      const subscribed = this.#subscriberOf().subscribe(channel);
+      const entry = { listeners: new Set(), subscribed };
+      c = entry;
+      this.#channels.set(channel, entry);
+      // A subscription Redis refused is forgotten: the next subscribe() tries again.
+      subscribed.catch(() => {
+        if (this.#channels.get(channel) === entry) this.#drop(channel);
+      });
+    }
+    c.listeners.add(listener);
+    return c.subscribed;
+  }
+
+  /**
+   * @param {string} channel
+   * @param {Listener} listener
+   */
+  unsubscribe(channel, listener) {
+    const c = this.#channels.get(channel);
+    if (!c?.listeners.delete(listener) || c.listeners.size > 0) return;
+    this.#drop(channel);
+  }
+
+  /** @param {string} channel no queue listens to it any more */
+  #drop(channel) {
+    this.#channels.delete(channel);
+    const sub = this.#subscriber;
+    if (!sub) return;
+    if (this.#channels.size === 0) {
+      this.#subscriber = null;
+      sub.disconnect();
+    } else sub.unsubscribe(channel).catch(() => {});
+  }
+
+  #subscriberOf() {
+    if (this.#subscriber) return this.#subscriber;
+    const sub = this.#client.duplicate();
+    // The subscriber is the queues' own connection: its errors are theirs to report (each
+    // queue's connection drops repeats).
+    sub.on("error", (/** @type {unknown} */ e) => {
+      for (const m of this.#members) m.error(e);
+    });
+    sub.on("message", (/** @type {string} */ channel, /** @type {string} */ message) => {
+      const c = this.#channels.get(channel);
+      if (c) for (const l of c.listeners) l.onMessage(message);
+    });
+    // Its first ready comes before its first subscription: only a reconnection may have missed messages.
+    let readies = 0;
+    sub.on("ready", () => {
+      if (readies++ === 0) return;
+      for (const c of this.#channels.values()) for (const l of c.listeners) l.onReady();
+    });
+    this.#subscriber = sub;
+    return sub;
+  }
+}

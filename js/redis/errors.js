@@ -1,0 +1,129 @@
+// What a Redis error means for a queue, said so that its user can act on it: a key of another
+// type, a permission the Redis user lacks (which ACL rule to add), a database Redis refused,
+// no connection or no reply within the queue's commandTimeout. Each keeps the Redis error as
+// its `cause`. docs/redis.md#permissions lists the ACL rules a queue needs.
+
+/**
+ * Where a queue lives, for messages.
+ * @typedef {{ keys: string[], prefix: string, url: string | undefined }} Where
+ */
+
+/** The commands a queue's scripts call (docs/redis.md#permissions lists the ACL rules a queue needs). */
+const SCRIPT_COMMANDS =
+  "+time +hget +hset +hdel +hexists +hlen +hgetall +hincrby +hscan +zadd +zrem +zrange +zrangebyscore +zremrangebyrank +zrank +zscore +zcard +zcount +incrby +exists +del +xadd +publish";
+
+/** @param {unknown} e */
+const messageOf = (e) => String(/** @type {any} */ (e)?.message ?? e);
+
+/** Errors that will not go away by themselves (so a waiting take rejects with them). */
+const lastingErrors = new WeakSet();
+
+/**
+ * Marks `error` as one that will not go away by itself: a permission the Redis user lacks, a
+ * database Redis refused, a key of another type, a client that was closed.
+ * @template {Error} E
+ * @param {E} error
+ * @returns {E}
+ */
+export function lasting(error) {
+  lastingErrors.add(error);
+  return error;
+}
+
+/** @param {unknown} e */
+export function isLasting(e) {
+  return typeof e === "object" && e !== null && lastingErrors.has(e);
+}
+
+/** @param {unknown} e */
+export function isNoScript(e) {
+  return messageOf(e).startsWith("NOSCRIPT");
+}
+
+/**
+ * Whether `e` is Redis refusing the database a client selects (as it connects).
+ * @param {unknown} e
+ */
+export function selectFailed(e) {
+  return /DB index is out of range|invalid DB index|SELECT is not allowed/i.test(messageOf(e));
+}
+
+/**
+ * A Redis error, with what it means for this queue when that is clear (else `e` itself).
+ * @param {unknown} e
+ * @param {Where} where
+ */
+export function explain(e, where) {
+  const m = messageOf(e);
+  const pattern = `${where.prefix}*`;
+  const fix = (/** @type {string} */ rule) =>
+    `: give the user ${rule} (for example ACL SETUSER <user> ${rule}; docs/redis.md#permissions lists every rule a queue needs)`;
+  let said;
+  if (m.startsWith("WRONGTYPE")) {
+    said = `a key of this queue holds another type of value (did something else write to ${where.keys.join(", ")}?)`;
+  } else if (/can't publish to the channel|permissions to access one of the channels/.test(m)) {
+    said = `the Redis user may not use the queue's pub/sub channel (${where.prefix}{…}:head)${fix(`&${pattern}`)}`;
+  } else if (/permissions to access one of the keys|can't access at least one of the keys/.test(m)) {
+    said = `the Redis user may not read or write the queue's keys${fix(`~${pattern}`)}`;
+  } else if (/permissions to run the '([^']+)' command/.test(m)) {
+    const command = /** @type {RegExpExecArray} */ (/permissions to run the '([^']+)' command/.exec(m))[1];
+    said = `the Redis user may not run ${command.toUpperCase()}${fix(`+${command.toLowerCase()}`)}`;
+  } else if (/can't run this command or subcommand/.test(m)) {
+    said = `the Redis user may not run a command the queue's scripts call${fix(SCRIPT_COMMANDS)}`;
+  } else if (selectFailed(e)) {
+    said = `Redis refused the database ${where.url ? `of ${where.url} ` : ""}(${m})`;
+  } else return e;
+  return lasting(new Error(`tarry-queue/redis: ${said}`, { cause: e }));
+}
+
+/**
+ * What the probe script found the Redis user may not do, as a lasting error naming the rules
+ * to add; null when it found nothing.
+ * @param {{ what: string, error: string }[]} found what the probe's commands answered with an error
+ * @param {Where} where
+ */
+export function refusedByAcl(found, where) {
+  // What else a command may answer here (a key of another type) is for the call to tell.
+  const refused = found.filter((r) => /NOPERM|no permissions|can't (?:run|publish|access)/.test(r.error));
+  if (refused.length === 0) return null;
+  const pattern = `${where.prefix}*`;
+  const commands = refused.filter((r) => r.what !== "channel").map((r) => r.what);
+  const rules = [...(commands.length < refused.length ? [`&${pattern}`] : []), ...commands.map((c) => `+${c}`)];
+  const what = [
+    ...(commands.length < refused.length ? [`use the queue's pub/sub channel (${where.prefix}{…}:head)`] : []),
+    ...(commands.length ? [`run ${commands.map((c) => c.toUpperCase()).join(", ")} in the queue's scripts`] : []),
+  ];
+  const rule = rules.join(" ");
+  return lasting(
+    new Error(
+      `tarry-queue/redis: the Redis user may not ${what.join(" or ")}: give the user ${rule} (for example ACL SETUSER <user> ${rule}; docs/redis.md#permissions lists every rule a queue needs)`,
+      { cause: new Error(refused.map((r) => `${r.what}: ${r.error}`).join("; ")) },
+    ),
+  );
+}
+
+/**
+ * A call that found no connection within `ms`.
+ * @param {number} ms
+ * @param {Where} where
+ * @param {unknown} cause the last connection error, if any
+ */
+export function noConnection(ms, where, cause) {
+  const why = cause ? `: ${messageOf(cause)}` : "";
+  const to = where.url ? ` at ${where.url}` : "";
+  return new Error(`tarry-queue/redis: no connection to Redis${to} within ${ms} ms (options.commandTimeout)${why}`, {
+    cause: cause ?? undefined,
+  });
+}
+
+/**
+ * A call sent that got no reply within `ms`.
+ * @param {number} ms
+ * @param {Where} where
+ */
+export function noReply(ms, where) {
+  const from = where.url ? ` at ${where.url}` : "";
+  return new Error(
+    `tarry-queue/redis: no reply from Redis${from} within ${ms} ms (options.commandTimeout); the call may or may not have taken effect`,
+  );
+}
