@@ -25,6 +25,7 @@ import { jsonText } from "./json.js";
 import { moment } from "./redis/clock.js";
 import { Connection } from "./redis/connection.js";
 import { Consumer } from "./redis/consumer.js";
+import { checkEviction, keysVanished } from "./redis/eviction.js";
 import { keysOf } from "./redis/keys.js";
 import {
   checkCursor,
@@ -73,6 +74,8 @@ export class RedisDelayQueue {
   #closing = null;
   /** The offers made in one turn, gathered: one script per 500 items (each script atomic). */
   #offers;
+  /** Whether the server's eviction policy was read (js/redis/eviction.js), or is being read. */
+  #policyRead = false;
 
   /**
    * @param {object} opts
@@ -93,7 +96,7 @@ export class RedisDelayQueue {
     this.#keys = list;
     this.#channel = channel;
     this.#conn = new Connection(o.redis, list, channel, o);
-    this.#consumer = new Consumer(this.#conn, o, channel);
+    this.#consumer = new Consumer(this.#conn, o, channel, () => this.#vanished());
     this.#offers = this.#conn.batcher(SCRIPTS.offer, OFFER_BATCH, (/** @type {Offer[]} */ items) =>
       this.#sendOffers(items),
     );
@@ -203,7 +206,8 @@ export class RedisDelayQueue {
       tolerance: this.#options.clockTolerance,
       items,
     });
-    return this.#conn.run(SCRIPTS.offer, params).then(({ head }) => {
+    return this.#conn.run(SCRIPTS.offer, params).then(({ head, vanished }) => {
+      if (vanished) this.#vanished();
       this.#consumer.sawHead(head);
       return items;
     });
@@ -239,7 +243,8 @@ export class RedisDelayQueue {
       kind: /** @type {const} */ ("d"),
       ms,
     });
-    const { found, head } = await this.#conn.run(SCRIPTS.reschedule, params);
+    const { found, head, vanished } = await this.#conn.run(SCRIPTS.reschedule, params);
+    if (vanished) this.#vanished();
     this.#consumer.sawHead(head);
     return found;
   }
@@ -301,7 +306,8 @@ export class RedisDelayQueue {
   async retryDead(id) {
     checkId(id, "id");
     this.#open();
-    const { found, head } = await this.#conn.run(SCRIPTS.retryDead, { channel: this.#channel, id });
+    const { found, head, vanished } = await this.#conn.run(SCRIPTS.retryDead, { channel: this.#channel, id });
+    if (vanished) this.#vanished();
     this.#consumer.sawHead(head);
     return found;
   }
@@ -367,6 +373,7 @@ export class RedisDelayQueue {
     } catch (e) {
       return Promise.reject(e);
     }
+    this.#readPolicy();
     return this.#consumer.take(signal, timeout);
   }
 
@@ -411,7 +418,9 @@ export class RedisDelayQueue {
       throw new RangeError(`options.concurrency must be a whole number >= 1, got ${describe(concurrency)}`);
     if (typeof retryDelayMs !== "function") checkMs(retryDelayMs, "options.retryDelayMs");
     const retry = typeof retryDelayMs === "function" ? retryDelayMs : () => retryDelayMs;
-    return this.#consumer.process(handler, concurrency, retry);
+    const worker = this.#consumer.process(handler, concurrency, retry);
+    this.#readPolicy();
+    return worker;
   }
 
   /**
@@ -435,5 +444,22 @@ export class RedisDelayQueue {
 
   #open() {
     if (this.#closing) throw new ClosedError("RedisDelayQueue");
+    this.#readPolicy();
+  }
+
+  /** A script found the queue's sequence counter gone while its records remained. */
+  #vanished() {
+    this.#conn.report(keysVanished(this.keys.seq));
+  }
+
+  /** Before the queue's first call: whether Redis may evict its keys, said through onerror (once). */
+  #readPolicy() {
+    if (this.#policyRead || this.#closing) return;
+    this.#policyRead = true;
+    const conn = this.#conn;
+    const get = () => conn.command((client) => client.config("GET", "maxmemory-policy"));
+    checkEviction(get, (e) => this.#options.onerror(e)).then((known) => {
+      if (!known) this.#policyRead = false; // no connection: the next call asks again
+    });
   }
 }

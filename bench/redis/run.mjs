@@ -8,6 +8,8 @@
 //                                         recovery with its default 30 s locks, about a minute)
 //
 //   node bench/redis/run.mjs --render     bench/redis/results.md again from results.json
+//   node bench/redis/run.mjs --only burst one kind of delivery run (burst or spread) and nothing
+//                                         else, printed, not written: for measuring a change
 //
 // Writes bench/redis/results.json (every sample, and the run's settings and machine) and
 // bench/redis/results.md (bench/redis/report.mjs).
@@ -27,6 +29,8 @@ const flag = (name) => {
 };
 const rounds = Number(flag("--rounds") ?? 3);
 const withDefaults = !argv.includes("--no-defaults");
+const only = flag("--only");
+if (only !== undefined && !["burst", "spread"].includes(only)) throw new Error(`--only: burst or spread, got ${only}`);
 const IMPLS = ["tarry", "bullmq"];
 const WORKERS = [1, 2, 4];
 const CONCURRENCY = 8; // per worker process, both libraries
@@ -104,6 +108,24 @@ async function serverCpu() {
   return used;
 }
 
+/** The calls and the time (µs) Redis spent in commands since the previous call (INFO commandstats, reset each time). */
+async function serverCommands() {
+  const info = await redis.cli("info", "commandstats");
+  await redis.cli("config", "resetstat");
+  let calls = 0;
+  let usec = 0;
+  const scripts = { calls: 0, usec: 0 };
+  for (const m of info.matchAll(/^cmdstat_(\w+):calls=(\d+),usec=(\d+)/gm)) {
+    calls += Number(m[2]);
+    usec += Number(m[3]);
+    if (/^eval|^fcall/.test(m[1])) {
+      scripts.calls += Number(m[2]);
+      scripts.usec += Number(m[3]);
+    }
+  }
+  return { calls, usec, scripts };
+}
+
 /** A delivery run: `workers` fresh worker processes, then a producer of N items. */
 async function delivery(impl, kind, workers) {
   await redis.cli("flushall");
@@ -114,9 +136,11 @@ async function delivery(impl, kind, workers) {
   const shape = kind === "spread" ? { from: 1000, to: 5000 } : { at: 3000 };
   const producer = child("produce", impl, { name, n: N, ...shape });
   const { offeredIn } = await producer.result;
+  await serverCommands(); // from here on (a burst is due 3 s after the start): consuming only
   const complete = await until(() => ws.reduce((n, w) => n + w.count, 0) >= N, 60_000);
   await sleep(300); // a second delivery of anything would show up here
   const redisCpu = await serverCpu();
+  const commands = await serverCommands();
   for (const w of ws) w.c.send("report");
   const reports = await Promise.all(ws.map((w) => w.result));
   const got = reports.map((r) => r.got);
@@ -145,6 +169,11 @@ async function delivery(impl, kind, workers) {
     // CPU per delivery (µs): the worker processes', and Redis' (it also ran the producer's adds).
     workerCpuUs: (workerCpu * 1000) / seen.size,
     redisCpuUs: (redisCpu * 1000) / seen.size,
+    // After the producer finished: Redis' time in commands (INFO commandstats) per delivery,
+    // and the commands (scripts) per delivery.
+    commandUs: commands.usec / seen.size,
+    commandsPerItem: commands.calls / seen.size,
+    scriptsPerItem: commands.scripts.calls / seen.size,
   };
   if (kind === "burst") {
     // All N were due at one instant: deliveries/s from that instant to the last delivery.
@@ -176,6 +205,34 @@ async function recovery(impl, bullmq) {
 
 const started = Date.now();
 const uptime = () => os.loadavg()[0].toFixed(2);
+if (only) {
+  for (let r = 0; r < rounds; r++) {
+    for (const w of WORKERS) {
+      for (const impl of rotate(IMPLS, r)) {
+        const s = await delivery(impl, only, w);
+        results.delivery[`${only} ${w}`][impl].push(s);
+        log(
+          `${only} ${w} ${impl}: ${s.perSec ? `${Math.round(s.perSec)}/s ` : ""}p50 ${s.p50.toFixed(1)} p99 ${s.p99.toFixed(1)} ms, ` +
+            `worker CPU ${s.workerCpuUs.toFixed(0)} µs, Redis CPU ${s.redisCpuUs.toFixed(0)} µs, commands ${s.commandUs.toFixed(1)} µs ` +
+            `(${s.commandsPerItem.toFixed(2)} commands, ${s.scriptsPerItem.toFixed(2)} scripts) per item; lost ${s.lost} twice ${s.twice} early ${s.early}`,
+        );
+      }
+    }
+  }
+  await redis.stop();
+  const median = (xs) => xs.sort((a, b) => a - b)[xs.length >> 1];
+  for (const w of WORKERS)
+    for (const impl of IMPLS) {
+      const xs = results.delivery[`${only} ${w}`][impl];
+      const m = (k) => median(xs.map((x) => x[k]));
+      console.log(
+        `${only} ${w} × ${CONCURRENCY} ${impl}: ${only === "burst" ? `${Math.round(m("perSec"))} deliveries/s, ` : ""}p50 ${m("p50").toFixed(1)} p99 ${m("p99").toFixed(1)} ms, ` +
+          `worker CPU ${m("workerCpuUs").toFixed(0)} µs, Redis CPU ${m("redisCpuUs").toFixed(0)} µs, Redis commands ${m("commandUs").toFixed(1)} µs, ` +
+          `${m("commandsPerItem").toFixed(2)} commands and ${m("scriptsPerItem").toFixed(3)} scripts per item (medians of ${xs.length})`,
+      );
+    }
+  process.exit(0);
+}
 for (let r = 0; r < rounds; r++) {
   log(`round ${r + 1}/${rounds} (load ${uptime()})`);
   load.push(os.loadavg()[0]);

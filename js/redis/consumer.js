@@ -24,6 +24,7 @@
 // Costs: a take or a delivery O(1); arming the timer O(takes waiting with a timeout).
 
 import { randomBytes } from "node:crypto";
+import { setImmediate } from "node:timers";
 import { ClosedError } from "../errors.js";
 import { Lateness } from "../lateness.js";
 import { Timer } from "../timer.js";
@@ -49,6 +50,7 @@ export class Consumer {
   /** @type {import("./options.js").QueueOptions} */
   #options;
   #channel;
+  #vanished;
   #timer = new Timer({ now: localNow }, true, () => this.#fire());
   /** Waiting takes, in call order. */
   #takers = new Takers();
@@ -83,12 +85,14 @@ export class Consumer {
    * @param {import("./connection.js").Connection} conn
    * @param {import("./options.js").QueueOptions} options
    * @param {string} channel the head channel
+   * @param {() => void} vanished a script found the queue's sequence counter gone (js/redis/eviction.js)
    */
-  constructor(conn, options, channel) {
+  constructor(conn, options, channel, vanished) {
+    this.#vanished = vanished;
     this.#conn = conn;
     this.#options = options;
     this.#channel = channel;
-    this.#acks = conn.batcher(SCRIPTS.ack, ACK_BATCH, (deliveries) => conn.run(SCRIPTS.ack, { deliveries }));
+    this.#acks = conn.batcher(SCRIPTS.ack, ACK_BATCH, (deliveries) => conn.run(SCRIPTS.ack, { deliveries }), true);
     conn.onReady(() => this.#consuming && this.#wake());
   }
 
@@ -108,7 +112,8 @@ export class Consumer {
         maxAttempts,
         reason,
       });
-      const { held, head } = await this.#conn.run(SCRIPTS.nack, params);
+      const { held, head, vanished } = await this.#conn.run(SCRIPTS.nack, params);
+      if (vanished) this.#vanished();
       this.sawHead(head);
       return held;
     },
@@ -342,13 +347,18 @@ export class Consumer {
         const token = randomBytes(8).toString("hex");
         const params = { channel: this.#channel, count, visibility, maxAttempts, reclaim: RECLAIM_BATCH, token };
         this.#heard = Number.POSITIVE_INFINITY;
-        const { now, head, leaseHead, items } = await this.#conn.run(SCRIPTS.take, params);
+        const { now, head, leaseHead, vanished, items } = await this.#conn.run(SCRIPTS.take, params);
+        if (vanished) this.#vanished();
         this.#failures = 0;
         this.#retryAt = 0;
         this.#lastCheck = localNow();
         this.#head = Math.min(head, this.#heard);
         this.#leaseHead = leaseHead;
-        for (const item of items) await this.#deliver(item, now);
+        const back = this.#deliver(items, now);
+        if (back.length) await Promise.all(back);
+        // The handlers that finish in this turn take again (and ack) before the next take
+        // script: it takes for all of them at once.
+        if (items.length) await new Promise((resolve) => setImmediate(resolve));
         if (this.#takers.size > 0 && this.#head <= now) this.#again = true;
       } while (this.#again && !this.#closing);
     } catch (e) {
@@ -387,33 +397,41 @@ export class Consumer {
   }
 
   /**
-   * Hands one item of a take reply to the first waiting take, or puts it back when none waits.
-   * @param {{ id: string, text: string, deadline: number, attempt: number, token: string }} item
+   * Hands the items of a take reply to the waiting takes, in order, in this turn; an item whose
+   * value is not JSON goes to the dead letters, and one for which no take waits any more goes
+   * back to its place. Returns those scripts, on their way.
+   * @param {{ id: string, text: string, deadline: number, attempt: number, token: string }[]} items
    * @param {number} now the server's time of the take script
+   * @returns {Promise<void>[]}
    */
-  async #deliver({ id, text, deadline, attempt, token }, now) {
-    let value;
-    try {
-      value = JSON.parse(text);
-    } catch (e) {
-      const reason = `value is not JSON: ${/** @type {Error} */ (e).message}`;
-      await this.#conn.run(SCRIPTS.bury, { id, token, reason });
-      this.#again = true;
-      return;
+  #deliver(items, now) {
+    /** @type {Promise<void>[]} */
+    const back = [];
+    for (const { id, text, deadline, attempt, token } of items) {
+      let value;
+      try {
+        value = JSON.parse(text);
+      } catch (e) {
+        const reason = `value is not JSON: ${/** @type {Error} */ (e).message}`;
+        back.push(this.#conn.run(SCRIPTS.bury, { id, token, reason }).then(() => void (this.#again = true)));
+        continue;
+      }
+      const taker = this.#takers.shift();
+      if (!taker) {
+        // The take that asked for it left while the script ran: the item goes back to its place.
+        this.#counters.released++;
+        back.push(
+          this.#conn.run(SCRIPTS.release, { channel: this.#channel, id, token }).then(({ head }) => this.sawHead(head)),
+        );
+        continue;
+      }
+      const job = new RedisJob(this.#jobOps, id, value, deadline, attempt, token);
+      this.#lateness.record(now - deadline);
+      this.#counters.delivered++;
+      if (attempt > 1) this.#counters.redelivered++;
+      this.#settle(taker, () => taker.resolve(job));
     }
-    const job = new RedisJob(this.#jobOps, id, value, deadline, attempt, token);
-    const taker = this.#takers.shift();
-    if (!taker) {
-      // The take that asked for it left while the script ran: the item goes back to its place.
-      this.#counters.released++;
-      const { head } = await this.#conn.run(SCRIPTS.release, { channel: this.#channel, id, token });
-      this.sawHead(head);
-      return;
-    }
-    this.#lateness.record(now - job.deadline);
-    this.#counters.delivered++;
-    if (attempt > 1) this.#counters.redelivered++;
-    this.#settle(taker, () => taker.resolve(job));
+    return back;
   }
 
   #extend() {

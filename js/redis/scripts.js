@@ -60,7 +60,7 @@ export const SCRIPTS = {
       }
       return args;
     },
-    ([, head]) => ({ head: timeOf(head) }),
+    ([, head, vanished]) => ({ head: timeOf(head), vanished: vanished === 1 }),
   ),
 
   take: script(
@@ -77,11 +77,12 @@ export const SCRIPTS = {
     (reply) => {
       /** @type {{ id: string, text: string, deadline: number, attempt: number, token: string }[]} */
       const items = [];
-      for (let i = 3; i < reply.length; i += 5) {
+      for (let i = 4; i < reply.length; i += 5) {
         const [id, text, deadline, attempt, token] = reply.slice(i, i + 5);
         items.push({ id, text, deadline: Number(deadline), attempt, token });
       }
-      return { now: Number(reply[0]), head: timeOf(reply[1]), leaseHead: timeOf(reply[2]), items };
+      const vanished = reply[3] === 1;
+      return { now: Number(reply[0]), head: timeOf(reply[1]), leaseHead: timeOf(reply[2]), vanished, items };
     },
   ),
 
@@ -105,7 +106,7 @@ export const SCRIPTS = {
       maxAttempts,
       reason,
     ],
-    ([, outcome, head]) => ({ held: outcome !== 0, head: timeOf(head) }),
+    ([, outcome, head, vanished]) => ({ held: outcome !== 0, head: timeOf(head), vanished: vanished === 1 }),
   ),
 
   extend: script(
@@ -141,7 +142,7 @@ export const SCRIPTS = {
     "reschedule",
     /** @param {{ channel: string, stamp: string, tolerance: number } & Timing} p */
     ({ channel, stamp, tolerance, id, kind, ms }) => [channel, stamp, tolerance, id, kind, ms],
-    ([, found, head]) => ({ found: found === 1, head: timeOf(head) }),
+    ([, found, head, vanished]) => ({ found: found === 1, head: timeOf(head), vanished: vanished === 1 }),
   ),
 
   delayOf: script(
@@ -193,7 +194,7 @@ export const SCRIPTS = {
     "retryDead",
     /** @param {{ channel: string, id: string }} p */
     ({ channel, id }) => [channel, id],
-    ([found, head]) => ({ found: found === 1, head: timeOf(head) }),
+    ([found, head, vanished]) => ({ found: found === 1, head: timeOf(head), vanished: vanished === 1 }),
   ),
 
   clear: script("clear", none, () => undefined),

@@ -2,7 +2,8 @@
   letters if this was its last attempt.
   KEYS: the queue's keys (includes/keys.lua)
   ARGV: channel, stamp, tolerance, id, token, delay (ms), maxAttempts, reason
-  Reply: now, outcome (0 the lease was not held, 1 back in the queue, 2 dead-lettered), head
+  Reply: now, outcome (0 the lease was not held, 1 back in the queue, 2 dead-lettered), head,
+    1 if the sequence counter was found gone while records remained
 ]]
 --- @include "time"
 --- @include "queue"
@@ -18,4 +19,4 @@ if r.attempt >= tonumber(ARGV[7]) then
 end
 local before = head()
 enqueue(id, r, fmt(up(start(now, ARGV[2], tonumber(ARGV[3])) + tonumber(ARGV[6]))))
-return { fmt(now), 1, announce(ARGV[1], before) or false }
+return { fmt(now), 1, announce(ARGV[1], before) or false, vanished and 1 or 0 }

@@ -4,7 +4,8 @@
   KEYS: the queue's keys (includes/keys.lua)
   ARGV: channel, count, visibility (ms), maxAttempts, reclaim (expired leases handled at most),
     token (a random part, new for each run: the deliveries' tokens are it and a number)
-  Reply: now, head, lease head, then per item handed out: id, value, deadline, attempt, token
+  Reply: now, head, lease head, 1 if the sequence counter was found gone while records remained
+    (else 0), then per item handed out: id, value, deadline, attempt, token
 ]]
 --- @include "time"
 --- @include "queue"
@@ -28,7 +29,7 @@ for _, id in ipairs(expired) do
 end
 if #expired > 0 then announce(ARGV[1], before or nil) end
 
-local out = { nows, false, false }
+local out = { nows, false, false, 0 }
 local count = tonumber(ARGV[2])
 if count > 0 then
   local due = redis.call('ZRANGEBYSCORE', pending, '-inf', nows, 'LIMIT', 0, count)
@@ -67,4 +68,5 @@ if count > 0 then
 end
 out[2] = head() or false
 out[3] = lease_head() or false
+out[4] = vanished and 1 or 0
 return out
