@@ -37,6 +37,7 @@ if count > 0 then
     redis.call('ZREMRANGEBYRANK', pending, 0, #due - 1)
     local expiry = fmt(now + tonumber(ARGV[3]))
     local token = 0
+    local lease = {} -- expiry, id, ... for one ZADD
     for _, member in ipairs(due) do
       local s, id = string.sub(member, 1, 16), string.sub(member, 17)
       if id == '' or not string.match(s, '^%x+$') then
@@ -54,7 +55,8 @@ if count > 0 then
           r.state, r.attempt, r.token = 'l', r.attempt + 1, ARGV[6] .. '-' .. string.format('%x', token)
           token = token + 1
           save(id, r)
-          redis.call('ZADD', leased, expiry, id)
+          lease[#lease + 1] = expiry
+          lease[#lease + 1] = id
           out[#out + 1] = id
           out[#out + 1] = r.value
           out[#out + 1] = r.deadline
@@ -64,6 +66,7 @@ if count > 0 then
         -- else: a member left behind by a replaced record; it is gone now.
       end
     end
+    if #lease > 0 then redis.call('ZADD', leased, unpack(lease)) end
   end
 end
 out[2] = head() or false
