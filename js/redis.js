@@ -25,7 +25,7 @@ import { jsonText } from "./json.js";
 import { moment } from "./redis/clock.js";
 import { Connection } from "./redis/connection.js";
 import { Consumer } from "./redis/consumer.js";
-import { checkEviction, keysVanished } from "./redis/eviction.js";
+import { checkEviction, fewerReplicas, keysVanished } from "./redis/durability.js";
 import { keysOf } from "./redis/keys.js";
 import {
   checkCursor,
@@ -74,7 +74,7 @@ export class RedisDelayQueue {
   #closing = null;
   /** The offers made in one turn, gathered: one script per 500 items (each script atomic). */
   #offers;
-  /** Whether the server's eviction policy was read (js/redis/eviction.js), or is being read. */
+  /** Whether the server's eviction policy was read (js/redis/durability.js), or is being read. */
   #policyRead = false;
 
   /**
@@ -206,10 +206,19 @@ export class RedisDelayQueue {
       tolerance: this.#options.clockTolerance,
       items,
     });
-    return this.#conn.run(SCRIPTS.offer, params).then(({ head, vanished }) => {
+    const ran = this.#conn.run(SCRIPTS.offer, params).then(({ head, vanished }) => {
       if (vanished) this.#vanished();
       this.#consumer.sawHead(head);
       return items;
+    });
+    const asked = this.#options.waitForReplicas;
+    if (!asked) return ran;
+    // Right behind the script on the same connection: WAIT counts the replicas that have every
+    // write this connection made so far, the script's included.
+    const waited = this.#conn.command((client) => client.wait(asked.count, asked.timeout));
+    return Promise.all([ran, waited]).then(([offered, acknowledged]) => {
+      if (Number(acknowledged) < asked.count) throw fewerReplicas(Number(acknowledged), asked);
+      return offered;
     });
   }
 

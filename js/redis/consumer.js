@@ -85,7 +85,7 @@ export class Consumer {
    * @param {import("./connection.js").Connection} conn
    * @param {import("./options.js").QueueOptions} options
    * @param {string} channel the head channel
-   * @param {() => void} vanished a script found the queue's sequence counter gone (js/redis/eviction.js)
+   * @param {() => void} vanished a script found the queue's sequence counter gone (js/redis/durability.js)
    */
   constructor(conn, options, channel, vanished) {
     this.#vanished = vanished;

@@ -1,4 +1,6 @@
-// Whether the Redis server may evict a queue's keys. When Redis runs out of memory under a
+// What the Redis server may lose of a queue, and what the queue says about it.
+//
+// Eviction. When Redis runs out of memory under a
 // policy that evicts any key (allkeys-*), it drops whole keys: a queue keeps its items in a few
 // large keys (js/redis/keys.js), so one eviction loses most of them at once, silently, offers
 // that had resolved included. Under noeviction a write fails instead ("OOM command not
@@ -56,8 +58,9 @@ export async function checkEviction(get, report) {
   try {
     reply = await get();
   } catch (e) {
-    // A reply from Redis (NOPERM, unknown command): refused. Anything else: not asked yet.
-    if (/** @type {any} */ (e)?.name !== "ReplyError" && !isReply(e)) return false;
+    // Redis refused the command (an ACL without +config|get, a service that renamed or removed
+    // CONFIG): said once. Anything else (no connection, a database refused): not asked yet.
+    if (!refused(e)) return false;
     report(policyUnknown(e));
     return true;
   }
@@ -71,10 +74,13 @@ export async function checkEviction(get, report) {
   return true;
 }
 
-/** @param {unknown} e an error from Redis itself, wrapped by js/redis/errors.js */
-function isReply(e) {
-  const cause = /** @type {any} */ (e)?.cause;
-  return cause?.name === "ReplyError";
+/** @param {unknown} e what CONFIG GET failed with */
+function refused(e) {
+  const error = /** @type {any} */ (e);
+  return (
+    error?.name === "ReplyError" &&
+    /NOPERM|no permissions|unknown command|not allowed|unknown subcommand/i.test(String(error.message))
+  );
 }
 
 /**
@@ -90,4 +96,18 @@ export function keysVanished(seqKey) {
       "highest one in use. Check the server's maxmemory-policy (noeviction) and what else writes to these " +
       "keys (docs/redis.md#durability-and-failover)",
   );
+}
+
+/**
+ * An offer the primary stored that fewer replicas than asked confirmed within the timeout.
+ * @param {number} acknowledged replicas that confirmed it (WAIT's answer)
+ * @param {{ count: number, timeout: number }} asked
+ */
+export function fewerReplicas(acknowledged, asked) {
+  const error = new Error(
+    `tarry-queue/redis: the offer is stored on the primary, but ${acknowledged} of ${asked.count} replicas ` +
+      `confirmed it within ${asked.timeout} ms (options.waitForReplicas): the item exists and will be delivered ` +
+      "unless the primary fails before a replica has it, in which case it is lost",
+  );
+  return Object.assign(error, { acknowledged, required: asked.count });
 }
