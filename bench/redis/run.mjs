@@ -8,8 +8,9 @@
 //                                         recovery with its default 30 s locks, about a minute)
 //
 //   node bench/redis/run.mjs --render     bench/redis/results.md again from results.json
-//   node bench/redis/run.mjs --only burst one kind of delivery run (burst or spread) and nothing
-//                                         else, printed, not written: for measuring a change
+//   node bench/redis/run.mjs --only burst one kind of delivery run (burst or spread), or `wait`
+//                                         (offers with waitForReplicas), and nothing else,
+//                                         printed, not written: for measuring a change
 //
 // Writes bench/redis/results.json (every sample, and the run's settings and machine) and
 // bench/redis/results.md (bench/redis/report.mjs).
@@ -30,7 +31,8 @@ const flag = (name) => {
 const rounds = Number(flag("--rounds") ?? 3);
 const withDefaults = !argv.includes("--no-defaults");
 const only = flag("--only");
-if (only !== undefined && !["burst", "spread"].includes(only)) throw new Error(`--only: burst or spread, got ${only}`);
+if (only !== undefined && !["burst", "spread", "wait"].includes(only))
+  throw new Error(`--only: burst, spread or wait, got ${only}`);
 const IMPLS = ["tarry", "bullmq"];
 const WORKERS = [1, 2, 4];
 const CONCURRENCY = 8; // per worker process, both libraries
@@ -95,6 +97,26 @@ for (const t of ["add-serial", "add-concurrent", "add-bulk"]) results.adds[t] = 
 for (const kind of ["spread", "burst"])
   for (const w of WORKERS) results.delivery[`${kind} ${w}`] = { tarry: [], bullmq: [] };
 results.recovery = { tarry: [], bullmq: [], "bullmq-defaults": [] };
+// Offers/s of tarry alone, with and without waitForReplicas { count: 1 }, on the primary with one replica.
+results.wait = {};
+for (const t of ["add-serial", "add-concurrent"]) results.wait[t] = { tarry: [], "tarry-wait": [] };
+
+/** One round of offers with and without waitForReplicas: a replica attached for it, then stopped. */
+async function waitRound(r) {
+  await redis.cli("flushall");
+  const replica = await startRedis({ args: ["--replicaof", "127.0.0.1", String(redis.port)] });
+  while (!/master_link_status:up/.test(await replica.cli("info", "replication"))) await sleep(50);
+  for (const task of Object.keys(results.wait)) {
+    for (const impl of rotate(["tarry", "tarry-wait"], r)) {
+      await redis.cli("flushall");
+      const n = task === "add-serial" ? 5000 : N;
+      const { perSec } = await child(task, "tarry", { n, wait: impl === "tarry-wait" }).result;
+      results.wait[task][impl].push(perSec);
+      log(`${task} ${impl}: ${Math.round(perSec)}/s`);
+    }
+  }
+  await replica.stop();
+}
 
 /** CPU time (ms) the Redis server used since the previous call (INFO's used_cpu_* count from its start). */
 let cpuBase = 0;
@@ -205,6 +227,16 @@ async function recovery(impl, bullmq) {
 
 const started = Date.now();
 const uptime = () => os.loadavg()[0].toFixed(2);
+if (only === "wait") {
+  for (let r = 0; r < rounds; r++) await waitRound(r);
+  await redis.stop();
+  const median = (xs) => xs.sort((a, b) => a - b)[xs.length >> 1];
+  for (const [task, by] of Object.entries(results.wait))
+    console.log(
+      `${task}: ${Math.round(median(by.tarry))}/s without, ${Math.round(median(by["tarry-wait"]))}/s with waitForReplicas { count: 1 } (medians of ${rounds})`,
+    );
+  process.exit(0);
+}
 if (only) {
   for (let r = 0; r < rounds; r++) {
     for (const w of WORKERS) {
@@ -258,6 +290,7 @@ for (let r = 0; r < rounds; r++) {
     const bullmq = impl === "bullmq" ? { lockDuration: LEASE, stalledInterval: LEASE } : undefined;
     results.recovery[impl].push(await recovery(impl, bullmq));
   }
+  await waitRound(r);
   load.push(os.loadavg()[0]);
 }
 if (withDefaults) results.recovery["bullmq-defaults"].push(await recovery("bullmq", {}));
