@@ -21,6 +21,11 @@
 // the head a take reply leaves is the earlier of its own and of every head heard since that
 // take was called.
 //
+// A take script takes for every take waiting (up to TAKE_BATCH), and a reply's items are handed
+// out in one turn; the next take script waits for the turn's I/O callbacks to run first
+// (setImmediate), so that the process() slots whose handlers returned meanwhile are waiting
+// again and their acks gathered: a burst costs one take and one ack script per free slots.
+//
 // Costs: a take or a delivery O(1); arming the timer O(takes waiting with a timeout).
 
 import { randomBytes } from "node:crypto";
