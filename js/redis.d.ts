@@ -58,6 +58,14 @@ export interface RedisDelayQueueOptions {
    * effect. Default 5000.
    */
   commandTimeout?: number;
+  /**
+   * Replicas that must have each offer before `offer()`, `offerAt()` and `offerMany()` resolve
+   * (Redis `WAIT` after each offer script), and how long (ms) to wait for them: default 1000,
+   * less than the command timeout. When fewer confirm in time the call rejects; the item is
+   * stored on the primary then. Not with a Redis Cluster client. Default: none (an offer
+   * resolves once the primary has it).
+   */
+  waitForReplicas?: { count: number; timeout?: number };
   /** Errors no call can report (background wake-ups, lease extension, connection errors). Default: console.error. */
   onerror?: (error: unknown) => void;
   /**

@@ -40,6 +40,7 @@ import { jsonText } from "./json.js";
 import { moment } from "./redis/clock.js";
 import { Connection } from "./redis/connection.js";
 import { Consumer } from "./redis/consumer.js";
+import { checkEviction, fewerReplicas, keysVanished } from "./redis/durability.js";
 import { keysOf } from "./redis/keys.js";
 import {
   checkCursor,
@@ -91,6 +92,8 @@ export class RedisDelayQueue extends Emitter {
   #offers;
   /** schedule(), unschedule(), schedules(), and the cron part of their chains (js/redis/schedules.js). */
   #schedules;
+  /** Whether the server's eviction policy was read (js/redis/durability.js), or is being read. */
+  #policyRead = false;
 
   /**
    * @param {object} opts
@@ -117,7 +120,7 @@ export class RedisDelayQueue extends Emitter {
     this.#conn = new Connection(o.redis, list, channel, o);
     this.#schedules = new RedisSchedules(this.#conn, channel);
     const tell = observe ? () => {} : (type, detail) => this.#tell(type, detail);
-    this.#consumer = new Consumer(this.#conn, o, channel, tell, this.#schedules);
+    this.#consumer = new Consumer(this.#conn, o, channel, tell, this.#schedules, () => this.#vanished());
     this.#meters = new Meters("redis", o.name, () => this.#counts());
     if (observe)
       this.#observer = new Observer(this.#conn, list, (type, detail) => this.#tell(type, () => detail), o.onerror);
@@ -257,9 +260,19 @@ export class RedisDelayQueue extends Emitter {
       tolerance: this.#options.clockTolerance,
       items,
     });
-    return this.#conn.run(SCRIPTS.offer, params).then(({ head }) => {
+    const ran = this.#conn.run(SCRIPTS.offer, params).then(({ head, vanished }) => {
+      if (vanished) this.#vanished();
       this.#consumer.sawHead(head);
       return items;
+    });
+    const asked = this.#options.waitForReplicas;
+    if (!asked) return ran;
+    // Right behind the script on the same connection: WAIT counts the replicas that have every
+    // write this connection made so far, the script's included.
+    const waited = this.#conn.command((client) => client.wait(asked.count, asked.timeout));
+    return Promise.all([ran, waited]).then(([offered, acknowledged]) => {
+      if (Number(acknowledged) < asked.count) throw fewerReplicas(Number(acknowledged), asked);
+      return offered;
     });
   }
 
@@ -293,7 +306,8 @@ export class RedisDelayQueue extends Emitter {
       kind: /** @type {const} */ ("d"),
       ms,
     });
-    const { found, head } = await this.#conn.run(SCRIPTS.reschedule, params);
+    const { found, head, vanished } = await this.#conn.run(SCRIPTS.reschedule, params);
+    if (vanished) this.#vanished();
     this.#consumer.sawHead(head);
     return found;
   }
@@ -421,7 +435,8 @@ export class RedisDelayQueue extends Emitter {
   async retryDead(id) {
     checkId(id, "id");
     this.#open();
-    const { found, head } = await this.#conn.run(SCRIPTS.retryDead, { channel: this.#channel, id });
+    const { found, head, vanished } = await this.#conn.run(SCRIPTS.retryDead, { channel: this.#channel, id });
+    if (vanished) this.#vanished();
     this.#consumer.sawHead(head);
     return found;
   }
@@ -526,6 +541,7 @@ export class RedisDelayQueue extends Emitter {
     } catch (e) {
       return Promise.reject(e);
     }
+    this.#readPolicy();
     return this.#consumer.take(signal, timeout);
   }
 
@@ -570,7 +586,9 @@ export class RedisDelayQueue extends Emitter {
       throw new RangeError(`options.concurrency must be a whole number >= 1, got ${describe(concurrency)}`);
     if (typeof retryDelayMs !== "function") checkMs(retryDelayMs, "options.retryDelayMs");
     const retry = typeof retryDelayMs === "function" ? retryDelayMs : () => retryDelayMs;
-    return this.#consumer.process(handler, concurrency, retry);
+    const worker = this.#consumer.process(handler, concurrency, retry);
+    this.#readPolicy();
+    return worker;
   }
 
   /**
@@ -596,5 +614,22 @@ export class RedisDelayQueue extends Emitter {
 
   #open() {
     if (this.#closing) throw new ClosedError("RedisDelayQueue");
+    this.#readPolicy();
+  }
+
+  /** A script found the queue's sequence counter gone while its records remained. */
+  #vanished() {
+    this.#conn.report(keysVanished(this.keys.seq));
+  }
+
+  /** Before the queue's first call: whether Redis may evict its keys, said through onerror (once). */
+  #readPolicy() {
+    if (this.#policyRead || this.#closing) return;
+    this.#policyRead = true;
+    const conn = this.#conn;
+    const get = () => conn.command((client) => client.config("GET", "maxmemory-policy"));
+    checkEviction(get, (e) => this.#options.onerror(e)).then((known) => {
+      if (!known) this.#policyRead = false; // no connection: the next call asks again
+    });
   }
 }

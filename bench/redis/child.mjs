@@ -19,7 +19,9 @@ const FAR = 3_600_000; // adds are due in an hour: nothing is delivered while ad
 function adder() {
   if (cfg.impl === "tarry") {
     const client = new Redis(connection);
-    const q = new RedisDelayQueue({ redis: client, name: cfg.name });
+    // cfg.wait: each offer resolves once a replica has it (the bench's primary has one then).
+    const waitForReplicas = cfg.wait ? { count: 1, timeout: 1000 } : undefined;
+    const q = new RedisDelayQueue({ redis: client, name: cfg.name, waitForReplicas });
     return {
       one: (value, delayMs) => q.offer(value, delayMs),
       many: (values, delayMs) => q.offerMany(values.map((value) => ({ value, delayMs }))),

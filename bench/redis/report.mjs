@@ -75,6 +75,37 @@ export function summarise({ meta, results }) {
       `| CPU per delivered item: worker processes / Redis (adds included), spread, ${w} worker${w > 1 ? "s" : ""} | ${cpu(t)} | ${cpu(b)} | |`,
     );
   }
+  for (const w of WORKERS) {
+    const t = results.delivery[`burst ${w}`].tarry;
+    const b = results.delivery[`burst ${w}`].bullmq;
+    if (!t.every((x) => x.commandUs !== undefined)) continue; // a run from before these were measured
+    const cpu = (xs) =>
+      `${stat(xs, "workerCpuUs").toFixed(0)} µs / ${stat(xs, "redisCpuUs").toFixed(0)} µs / ${stat(xs, "commandUs").toFixed(0)} µs`;
+    add(
+      `| CPU per delivered item, burst, ${w} worker${w > 1 ? "s" : ""}: worker processes / Redis (adds included) / Redis in commands (INFO commandstats, after the adds) | ${cpu(t)} | ${cpu(b)} | |`,
+    );
+  }
+  for (const w of WORKERS) {
+    const t = results.delivery[`burst ${w}`].tarry;
+    const b = results.delivery[`burst ${w}`].bullmq;
+    if (!t.every((x) => x.scriptsPerItem !== undefined)) continue;
+    const per = (xs) => `${stat(xs, "scriptsPerItem").toFixed(3)} / ${stat(xs, "commandsPerItem").toFixed(1)}`;
+    add(
+      `| scripts / Redis commands (those the scripts call included) per delivered item, burst, ${w} worker${w > 1 ? "s" : ""} | ${per(t)} | ${per(b)} | |`,
+    );
+  }
+  if (results.wait)
+    for (const [task, label] of [
+      ["add-serial", "one awaited call at a time"],
+      ["add-concurrent", `${N} concurrent calls`],
+    ]) {
+      const without = median(results.wait[task].tarry);
+      const withWait = median(results.wait[task]["tarry-wait"]);
+      summary[`wait ${task}`] = { without, with: withWait };
+      add(
+        `| offers/s on a primary with one replica, ${label}: without / with waitForReplicas { count: 1 } (tarry only) | ${fmt(without)} / ${fmt(withWait)} | | ×${(withWait / without).toFixed(2)} |`,
+      );
+    }
   const runs = Object.values(results.delivery).flatMap((d) =>
     Object.entries(d).flatMap(([impl, xs]) => xs.map((x) => ({ impl, ...x }))),
   );
@@ -118,6 +149,11 @@ export function summarise({ meta, results }) {
       "bulk adds ≥ 2× BullMQ's",
       summary["add-bulk"].tarry / summary["add-bulk"].bullmq >= 2,
       `×${(summary["add-bulk"].tarry / summary["add-bulk"].bullmq).toFixed(2)}`,
+    ],
+    [
+      `burst deliveries/s ≥ 5× BullMQ's with ${WORKERS.join(", ")} workers`,
+      WORKERS.every((w) => summary[`burst ${w}`].tarry >= 5 * summary[`burst ${w}`].bullmq),
+      WORKERS.map((w) => `×${(summary[`burst ${w}`].tarry / summary[`burst ${w}`].bullmq).toFixed(2)}`).join(", "),
     ],
     [
       "lateness p99 ≤ 5 ms with 1, 2 and 4 workers (medians of runs)",

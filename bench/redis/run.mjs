@@ -12,6 +12,9 @@
 //                                         the other rows kept from results.json)
 //
 //   node bench/redis/run.mjs --render     bench/redis/results.md again from results.json
+//   node bench/redis/run.mjs --only burst one kind of delivery run (burst or spread), or `wait`
+//                                         (offers with waitForReplicas), and nothing else,
+//                                         printed, not written: for measuring a change
 //
 // Writes bench/redis/results.json (every sample, and the run's settings and machine) and
 // bench/redis/results.md (bench/redis/report.mjs).
@@ -34,6 +37,9 @@ const rounds = Number(flag("--rounds") ?? 3);
 const withDefaults = !argv.includes("--no-defaults");
 const schedulesOnly = argv.includes("--schedules-only");
 const scheduleSeconds = Number(flag("--schedule-seconds") ?? 60);
+const only = flag("--only");
+if (only !== undefined && !["burst", "spread", "wait"].includes(only))
+  throw new Error(`--only: burst, spread or wait, got ${only}`);
 const IMPLS = ["tarry", "bullmq"];
 const WORKERS = [1, 2, 4];
 const CONCURRENCY = 8; // per worker process, both libraries
@@ -98,6 +104,26 @@ for (const t of ["add-serial", "add-concurrent", "add-bulk"]) results.adds[t] = 
 for (const kind of ["spread", "burst"])
   for (const w of WORKERS) results.delivery[`${kind} ${w}`] = { tarry: [], bullmq: [] };
 results.recovery = { tarry: [], bullmq: [], "bullmq-defaults": [] };
+// Offers/s of tarry alone, with and without waitForReplicas { count: 1 }, on the primary with one replica.
+results.wait = {};
+for (const t of ["add-serial", "add-concurrent"]) results.wait[t] = { tarry: [], "tarry-wait": [] };
+
+/** One round of offers with and without waitForReplicas: a replica attached for it, then stopped. */
+async function waitRound(r) {
+  await redis.cli("flushall");
+  const replica = await startRedis({ args: ["--replicaof", "127.0.0.1", String(redis.port)] });
+  while (!/master_link_status:up/.test(await replica.cli("info", "replication"))) await sleep(50);
+  for (const task of Object.keys(results.wait)) {
+    for (const impl of rotate(["tarry", "tarry-wait"], r)) {
+      await redis.cli("flushall");
+      const n = task === "add-serial" ? 5000 : N;
+      const { perSec } = await child(task, "tarry", { n, wait: impl === "tarry-wait" }).result;
+      results.wait[task][impl].push(perSec);
+      log(`${task} ${impl}: ${Math.round(perSec)}/s`);
+    }
+  }
+  await replica.stop();
+}
 
 /** CPU time (ms) the Redis server used since the previous call (INFO's used_cpu_* count from its start). */
 let cpuBase = 0;
@@ -111,6 +137,24 @@ async function serverCpu() {
   return used;
 }
 
+/** The calls and the time (µs) Redis spent in commands since the previous call (INFO commandstats, reset each time). */
+async function serverCommands() {
+  const info = await redis.cli("info", "commandstats");
+  await redis.cli("config", "resetstat");
+  let calls = 0;
+  let usec = 0;
+  const scripts = { calls: 0, usec: 0 };
+  for (const m of info.matchAll(/^cmdstat_(\w+):calls=(\d+),usec=(\d+)/gm)) {
+    calls += Number(m[2]);
+    usec += Number(m[3]);
+    if (/^eval|^fcall/.test(m[1])) {
+      scripts.calls += Number(m[2]);
+      scripts.usec += Number(m[3]);
+    }
+  }
+  return { calls, usec, scripts };
+}
+
 /** A delivery run: `workers` fresh worker processes, then a producer of N items. */
 async function delivery(impl, kind, workers) {
   await redis.cli("flushall");
@@ -121,9 +165,11 @@ async function delivery(impl, kind, workers) {
   const shape = kind === "spread" ? { from: 1000, to: 5000 } : { at: 3000 };
   const producer = child("produce", impl, { name, n: N, ...shape });
   const { offeredIn } = await producer.result;
+  await serverCommands(); // from here on (a burst is due 3 s after the start): consuming only
   const complete = await until(() => ws.reduce((n, w) => n + w.count, 0) >= N, 60_000);
   await sleep(300); // a second delivery of anything would show up here
   const redisCpu = await serverCpu();
+  const commands = await serverCommands();
   for (const w of ws) w.c.send("report");
   const reports = await Promise.all(ws.map((w) => w.result));
   const got = reports.map((r) => r.got);
@@ -152,6 +198,11 @@ async function delivery(impl, kind, workers) {
     // CPU per delivery (µs): the worker processes', and Redis' (it also ran the producer's adds).
     workerCpuUs: (workerCpu * 1000) / seen.size,
     redisCpuUs: (redisCpu * 1000) / seen.size,
+    // After the producer finished: Redis' time in commands (INFO commandstats) per delivery,
+    // and the commands (scripts) per delivery.
+    commandUs: commands.usec / seen.size,
+    commandsPerItem: commands.calls / seen.size,
+    scriptsPerItem: commands.scripts.calls / seen.size,
   };
   if (kind === "burst") {
     // All N were due at one instant: deliveries/s from that instant to the last delivery.
@@ -183,6 +234,44 @@ async function recovery(impl, bullmq) {
 
 const started = Date.now();
 const uptime = () => os.loadavg()[0].toFixed(2);
+if (only === "wait") {
+  for (let r = 0; r < rounds; r++) await waitRound(r);
+  await redis.stop();
+  const median = (xs) => xs.sort((a, b) => a - b)[xs.length >> 1];
+  for (const [task, by] of Object.entries(results.wait))
+    console.log(
+      `${task}: ${Math.round(median(by.tarry))}/s without, ${Math.round(median(by["tarry-wait"]))}/s with waitForReplicas { count: 1 } (medians of ${rounds})`,
+    );
+  process.exit(0);
+}
+if (only) {
+  for (let r = 0; r < rounds; r++) {
+    for (const w of WORKERS) {
+      for (const impl of rotate(IMPLS, r)) {
+        const s = await delivery(impl, only, w);
+        results.delivery[`${only} ${w}`][impl].push(s);
+        log(
+          `${only} ${w} ${impl}: ${s.perSec ? `${Math.round(s.perSec)}/s ` : ""}p50 ${s.p50.toFixed(1)} p99 ${s.p99.toFixed(1)} ms, ` +
+            `worker CPU ${s.workerCpuUs.toFixed(0)} µs, Redis CPU ${s.redisCpuUs.toFixed(0)} µs, commands ${s.commandUs.toFixed(1)} µs ` +
+            `(${s.commandsPerItem.toFixed(2)} commands, ${s.scriptsPerItem.toFixed(2)} scripts) per item; lost ${s.lost} twice ${s.twice} early ${s.early}`,
+        );
+      }
+    }
+  }
+  await redis.stop();
+  const median = (xs) => xs.sort((a, b) => a - b)[xs.length >> 1];
+  for (const w of WORKERS)
+    for (const impl of IMPLS) {
+      const xs = results.delivery[`${only} ${w}`][impl];
+      const m = (k) => median(xs.map((x) => x[k]));
+      console.log(
+        `${only} ${w} × ${CONCURRENCY} ${impl}: ${only === "burst" ? `${Math.round(m("perSec"))} deliveries/s, ` : ""}p50 ${m("p50").toFixed(1)} p99 ${m("p99").toFixed(1)} ms, ` +
+          `worker CPU ${m("workerCpuUs").toFixed(0)} µs, Redis CPU ${m("redisCpuUs").toFixed(0)} µs, Redis commands ${m("commandUs").toFixed(1)} µs, ` +
+          `${m("commandsPerItem").toFixed(2)} commands and ${m("scriptsPerItem").toFixed(3)} scripts per item (medians of ${xs.length})`,
+      );
+    }
+  process.exit(0);
+}
 for (let r = 0; r < (schedulesOnly ? 0 : rounds); r++) {
   log(`round ${r + 1}/${rounds} (load ${uptime()})`);
   load.push(os.loadavg()[0]);
@@ -208,6 +297,7 @@ for (let r = 0; r < (schedulesOnly ? 0 : rounds); r++) {
     const bullmq = impl === "bullmq" ? { lockDuration: LEASE, stalledInterval: LEASE } : undefined;
     results.recovery[impl].push(await recovery(impl, bullmq));
   }
+  await waitRound(r);
   load.push(os.loadavg()[0]);
 }
 if (withDefaults && !schedulesOnly) results.recovery["bullmq-defaults"].push(await recovery("bullmq", {}));

@@ -2,6 +2,13 @@
 // as ioredis' auto-pipelining gathers commands: 10^4 concurrent offer() calls become 21 offer
 // scripts, not 10^4. The first call of a turn is sent at once, so a lone awaited call waits
 // for nothing; the calls after it in the same turn go together at the end of the turn.
+//
+// A batcher made `lazy` (acks) sends nothing at once: what a turn gathers goes when another
+// script is run on the connection (which flushes it first, so order holds), or after the
+// turn's pending I/O callbacks (setImmediate), whichever comes first. A consumer's handlers
+// that finish in one turn so ack in one script, sent just before the take that follows them.
+
+import { setImmediate } from "node:timers";
 
 const endOfTurn = Promise.resolve();
 
@@ -16,14 +23,17 @@ export class Batcher {
   /** @type {{ start: number, end: number, resolve: (results: R[]) => void, reject: (e: unknown) => void }[]} */
   #callers = [];
   #turn = false; // a call was sent in this turn: later ones wait for its end
+  #lazy;
 
   /**
    * @param {number} size entries per run at most
    * @param {(entries: E[]) => Promise<R[]>} send one run: resolves with one result per entry
+   * @param {boolean} [lazy] whether the first call of a turn waits for the others too
    */
-  constructor(size, send) {
+  constructor(size, send, lazy = false) {
     this.#size = size;
     this.#send = send;
+    this.#lazy = lazy;
   }
 
   /**
@@ -38,6 +48,10 @@ export class Batcher {
     const done = new Promise((resolve, reject) =>
       this.#callers.push({ start, end: this.#entries.length, resolve, reject }),
     );
+    if (this.#lazy) {
+      if (start === 0) setImmediate(() => this.flushNow());
+      return done;
+    }
     if (!this.#turn) {
       this.#turn = true;
       this.#flush();

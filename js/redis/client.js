@@ -27,6 +27,8 @@
  * @property {(event: string, listener: (...args: any[]) => void) => unknown} on
  * @property {(event: string, listener: (...args: any[]) => void) => unknown} off
  * @property {() => void} disconnect
+ * @property {(subcommand: "GET", parameter: string) => Promise<unknown>} config
+ * @property {(replicas: number, timeout: number) => Promise<number>} wait
  */
 
 /**

@@ -169,10 +169,11 @@ export class Connection {
    * @param {Script} script
    * @param {number} size
    * @param {(entries: E[]) => Promise<R[]>} send
+   * @param {boolean} [lazy] whether the first call of a turn waits for the others too (js/redis/batch.js)
    * @returns {Batcher<E, R>}
    */
-  batcher(script, size, send) {
-    const b = new Batcher(size, send);
+  batcher(script, size, send, lazy = false) {
+    const b = new Batcher(size, send, lazy);
     this.#batchers.set(script.name, b);
     return b;
   }
@@ -192,6 +193,16 @@ export class Connection {
       const p = typeof params === "function" ? /** @type {() => P} */ (params)() : params;
       return this.#eval(script, script.argv(p)).then((reply) => script.reply(reply));
     });
+  }
+
+  /**
+   * Runs a command that is no script (CONFIG GET) in its place in the line, like a script.
+   * @template R
+   * @param {(client: Client) => Promise<R>} send
+   * @returns {Promise<R>}
+   */
+  command(send) {
+    return this.#call(() => send(/** @type {Client} */ (this.#client)));
   }
 
   /**

@@ -29,9 +29,15 @@
 // its deliveries, their acks, nacks and deaths, the expired leases its take script put back,
 // pause and resume as the channel says them, and the failures of its wakes (`error`).
 //
+// A take script takes for every take waiting (up to TAKE_BATCH), and a reply's items are handed
+// out in one turn; the next take script waits for the turn's I/O callbacks to run first
+// (setImmediate), so that the process() slots whose handlers returned meanwhile are waiting
+// again and their acks gathered: a burst costs one take and one ack script per free slots.
+//
 // Costs: a take or a delivery O(1); arming the timer O(takes waiting with a timeout).
 
 import { randomBytes } from "node:crypto";
+import { setImmediate } from "node:timers";
 import { ClosedError } from "../errors.js";
 import { Lateness } from "../lateness.js";
 import { Timer } from "../timer.js";
@@ -62,6 +68,7 @@ export class Consumer {
   #tell;
   /** Whether the queue is paused, as the last take reply or channel message said. */
   #paused = false;
+  #vanished;
   #timer = new Timer({ now: localNow }, true, () => this.#fire());
   /** Waiting takes, in call order. */
   #takers = new Takers();
@@ -98,14 +105,16 @@ export class Consumer {
    * @param {string} channel the head channel
    * @param {(type: string, detail: () => object) => void} tell an event of this process (its detail made only when heard)
    * @param {{ advance(needs: import("./schedules.js").Need[]): Promise<number> }} schedules what computes cron schedules' occurrences
+   * @param {() => void} vanished a script found the queue's sequence counter gone (js/redis/durability.js)
    */
-  constructor(conn, options, channel, tell, schedules) {
+  constructor(conn, options, channel, tell, schedules, vanished) {
     this.#conn = conn;
     this.#options = options;
     this.#channel = channel;
     this.#tell = tell;
     this.#schedules = schedules;
-    this.#acks = conn.batcher(SCRIPTS.ack, ACK_BATCH, (deliveries) => conn.run(SCRIPTS.ack, { deliveries }));
+    this.#vanished = vanished;
+    this.#acks = conn.batcher(SCRIPTS.ack, ACK_BATCH, (deliveries) => conn.run(SCRIPTS.ack, { deliveries }), true);
     conn.onReady(() => this.#consuming && this.#wake());
   }
 
@@ -129,7 +138,8 @@ export class Consumer {
         maxAttempts,
         reason,
       });
-      const { held, dead, head } = await this.#conn.run(SCRIPTS.nack, params);
+      const { held, dead, head, vanished } = await this.#conn.run(SCRIPTS.nack, params);
+      if (vanished) this.#vanished();
       this.sawHead(head);
       if (dead) this.#tell("dead", () => ({ id: job.id, reason }));
       else if (held) this.#tell("nacked", () => ({ id: job.id, attempt: job.attempt, delayMs, reason }));
@@ -370,10 +380,11 @@ export class Consumer {
         const token = randomBytes(8).toString("hex");
         const params = { channel: this.#channel, count, visibility, maxAttempts, reclaim: RECLAIM_BATCH, token };
         this.#heard = Number.POSITIVE_INFINITY;
-        const { now, head, leaseHead, paused, reclaimed, needs, skipped, items } = await this.#conn.run(
+        const { now, head, leaseHead, paused, reclaimed, needs, skipped, vanished, items } = await this.#conn.run(
           SCRIPTS.take,
           params,
         );
+        if (vanished) this.#vanished();
         this.#failures = 0;
         this.#retryAt = 0;
         this.#lastCheck = localNow();
@@ -384,10 +395,14 @@ export class Consumer {
           if (dead) this.#tell("dead", () => ({ id, reason }));
           else this.#tell("redelivered", () => ({ id, attempt }));
         }
-        for (const item of items) await this.#deliver(item, now);
+        const back = this.#deliver(items, now);
         for (const { schedule, due } of skipped) this.#tell("skipped", () => ({ schedule, due, reason: "overlap" }));
         // Cron schedules whose next occurrence the script could not compute: this process does.
         if (needs.length > 0) this.#head = Math.min(this.#head, await this.#schedules.advance(needs));
+        if (back.length) await Promise.all(back);
+        // The handlers that finish in this turn take again (and ack) before the next take
+        // script: it takes for all of them at once.
+        if (items.length) await new Promise((resolve) => setImmediate(resolve));
         if (this.#takers.size > 0 && !this.#paused && this.#head <= now) this.#again = true;
       } while (this.#again && !this.#closing);
     } catch (e) {
@@ -428,34 +443,42 @@ export class Consumer {
   }
 
   /**
-   * Hands one item of a take reply to the first waiting take, or puts it back when none waits.
-   * @param {{ id: string, text: string, deadline: number, attempt: number, token: string, schedule: string | undefined }} item
+   * Hands the items of a take reply to the waiting takes, in order, in this turn; an item whose
+   * value is not JSON goes to the dead letters, and one for which no take waits any more goes
+   * back to its place. Returns those scripts, on their way.
+   * @param {{ id: string, text: string, deadline: number, attempt: number, token: string, schedule: string | undefined }[]} items
    * @param {number} now the server's time of the take script
+   * @returns {Promise<void>[]}
    */
-  async #deliver({ id, text, deadline, attempt, token, schedule }, now) {
-    let value;
-    try {
-      value = JSON.parse(text);
-    } catch (e) {
-      const reason = `value is not JSON: ${/** @type {Error} */ (e).message}`;
-      await this.#conn.run(SCRIPTS.bury, { id, token, reason });
-      this.#again = true;
-      return;
+  #deliver(items, now) {
+    /** @type {Promise<void>[]} */
+    const back = [];
+    for (const { id, text, deadline, attempt, token, schedule } of items) {
+      let value;
+      try {
+        value = JSON.parse(text);
+      } catch (e) {
+        const reason = `value is not JSON: ${/** @type {Error} */ (e).message}`;
+        back.push(this.#conn.run(SCRIPTS.bury, { id, token, reason }).then(() => void (this.#again = true)));
+        continue;
+      }
+      const taker = this.#takers.shift();
+      if (!taker) {
+        // The take that asked for it left while the script ran: the item goes back to its place.
+        this.#counters.released++;
+        back.push(
+          this.#conn.run(SCRIPTS.release, { channel: this.#channel, id, token }).then(({ head }) => this.sawHead(head)),
+        );
+        continue;
+      }
+      const job = new RedisJob(this.#jobOps, id, value, deadline, attempt, token, schedule);
+      this.#lateness.record(now - deadline);
+      this.#counters.delivered++;
+      if (attempt > 1) this.#counters.redelivered++;
+      this.#tell("delivered", () => ({ id, attempt, deadline, lateness: Math.max(0, now - deadline) }));
+      this.#settle(taker, () => taker.resolve(job));
     }
-    const job = new RedisJob(this.#jobOps, id, value, deadline, attempt, token, schedule);
-    const taker = this.#takers.shift();
-    if (!taker) {
-      // The take that asked for it left while the script ran: the item goes back to its place.
-      this.#counters.released++;
-      const { head } = await this.#conn.run(SCRIPTS.release, { channel: this.#channel, id, token });
-      this.sawHead(head);
-      return;
-    }
-    this.#lateness.record(now - job.deadline);
-    this.#counters.delivered++;
-    if (attempt > 1) this.#counters.redelivered++;
-    this.#tell("delivered", () => ({ id, attempt, deadline, lateness: Math.max(0, now - deadline) }));
-    this.#settle(taker, () => taker.resolve(job));
+    return back;
   }
 
   /**

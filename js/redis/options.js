@@ -28,6 +28,7 @@ const QUEUE_OPTIONS = [
   "clockTolerance",
   "commandTimeout",
   "observe",
+  "waitForReplicas",
   "onerror",
 ];
 
@@ -42,6 +43,8 @@ const QUEUE_OPTIONS = [
  * @property {number} clockTolerance how far back (ms) a call may be stamped
  * @property {number} commandTimeout ms within which every call settles
  * @property {number} maxAttempts deliveries before an item goes to the dead letters
+ * @property {{ count: number, timeout: number } | null} waitForReplicas replicas that must have an
+ *   offer before it resolves, and how long (ms) to wait for them; null: resolve once the primary has it
  * @property {(error: unknown) => void} onerror errors no call can report
  * @property {boolean} observe whether the queue's events are those of every process (js/redis/observer.js)
  */
@@ -88,6 +91,7 @@ export function queueOptions(opts) {
   if (typeof redis === "string") checkUrl(redis);
   else if (redis === null || typeof redis !== "object")
     throw new TypeError(`options.redis must be a URL, ioredis options or an ioredis client, got ${describe(redis)}`);
+  const commandTimeout = positive("commandTimeout", 5000);
   return {
     redis,
     name,
@@ -95,8 +99,9 @@ export function queueOptions(opts) {
     visibilityTimeout: positive("visibilityTimeout", 5000),
     safetyInterval: positive("safetyInterval", 5000),
     clockTolerance: positive("clockTolerance", 1000),
-    commandTimeout: positive("commandTimeout", 5000),
+    commandTimeout,
     maxAttempts,
+    waitForReplicas: replicasOption(o.waitForReplicas, redis, commandTimeout),
     onerror: o.onerror ?? ((/** @type {unknown} */ e) => console.error("tarry-queue/redis:", e)),
     observe: observeOption(o.observe),
   };
@@ -106,6 +111,35 @@ export function queueOptions(opts) {
 function observeOption(observe = false) {
   if (typeof observe !== "boolean") throw new TypeError(`options.observe must be a boolean, got ${describe(observe)}`);
   return observe;
+}
+
+/**
+ * `waitForReplicas`, checked: `{ count, timeout }`, a whole number of replicas >= 1 and the ms
+ * (default 1000) that WAIT may block, less than commandTimeout so that the call settles with
+ * WAIT's answer. Not for a Cluster client, which cannot send WAIT to the shard of the queue.
+ * @param {unknown} value
+ * @param {string | object} redis
+ * @param {number} commandTimeout
+ * @returns {{ count: number, timeout: number } | null}
+ */
+function replicasOption(value, redis, commandTimeout) {
+  if (value === undefined) return null;
+  const name = "options.waitForReplicas";
+  const o = options(value, name, ["count", "timeout"], "new RedisDelayQueue()");
+  const { count, timeout = 1000 } = o;
+  if (typeof count !== "number") throw new TypeError(`${name}.count must be a number, got ${describe(count)}`);
+  if (!Number.isSafeInteger(count) || count < 1)
+    throw new RangeError(`${name}.count must be a whole number >= 1, got ${describe(count)}`);
+  checkMs(timeout, `${name}.timeout`);
+  if (timeout <= 0 || !Number.isInteger(timeout))
+    throw new RangeError(`${name}.timeout must be a whole number of ms > 0, got ${timeout}`);
+  if (timeout >= commandTimeout)
+    throw new RangeError(
+      `${name}.timeout (${timeout} ms) must be less than options.commandTimeout (${commandTimeout} ms), so that an offer settles with what the replicas answered`,
+    );
+  if (/** @type {any} */ (redis)?.isCluster === true)
+    throw new TypeError(`${name} is not supported with a Redis Cluster client`);
+  return { count, timeout };
 }
 
 /**

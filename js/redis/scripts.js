@@ -60,7 +60,7 @@ export const SCRIPTS = {
       }
       return args;
     },
-    ([, head]) => ({ head: timeOf(head) }),
+    ([, head, vanished]) => ({ head: timeOf(head), vanished: vanished === 1 }),
   ),
 
   take: script(
@@ -83,8 +83,8 @@ export const SCRIPTS = {
         skipped.push({ schedule: reply[6][j], due: Number(reply[6][j + 1]) });
       /** @type {{ id: string, attempt: number, dead: boolean, reason: string }[]} */
       const reclaimed = [];
-      let i = 7;
-      for (const end = 7 + 4 * reply[4]; i < end; i += 4) {
+      let i = 8;
+      for (const end = 8 + 4 * reply[4]; i < end; i += 4) {
         reclaimed.push({ id: reply[i], attempt: reply[i + 1], dead: reply[i + 2] === "d", reason: reply[i + 3] });
       }
       /** @type {{ id: string, text: string, deadline: number, attempt: number, token: string, schedule: string | undefined }[]} */
@@ -94,6 +94,7 @@ export const SCRIPTS = {
         items.push({ id, text, deadline: Number(deadline), attempt, token, schedule: schedule || undefined });
       }
       const paused = reply[3] === 1;
+      const vanished = reply[7] === 1;
       return {
         now: Number(reply[0]),
         head: timeOf(reply[1]),
@@ -102,6 +103,7 @@ export const SCRIPTS = {
         reclaimed,
         needs,
         skipped,
+        vanished,
         items,
       };
     },
@@ -127,7 +129,12 @@ export const SCRIPTS = {
       maxAttempts,
       reason,
     ],
-    ([, outcome, head]) => ({ held: outcome !== 0, dead: outcome === 2, head: timeOf(head) }),
+    ([, outcome, head, vanished]) => ({
+      held: outcome !== 0,
+      dead: outcome === 2,
+      head: timeOf(head),
+      vanished: vanished === 1,
+    }),
   ),
 
   extend: script(
@@ -163,7 +170,7 @@ export const SCRIPTS = {
     "reschedule",
     /** @param {{ channel: string, stamp: string, tolerance: number } & Timing} p */
     ({ channel, stamp, tolerance, id, kind, ms }) => [channel, stamp, tolerance, id, kind, ms],
-    ([, found, head]) => ({ found: found === 1, head: timeOf(head) }),
+    ([, found, head, vanished]) => ({ found: found === 1, head: timeOf(head), vanished: vanished === 1 }),
   ),
 
   delayOf: script(
@@ -275,7 +282,7 @@ export const SCRIPTS = {
     "retryDead",
     /** @param {{ channel: string, id: string }} p */
     ({ channel, id }) => [channel, id],
-    ([found, head]) => ({ found: found === 1, head: timeOf(head) }),
+    ([found, head, vanished]) => ({ found: found === 1, head: timeOf(head), vanished: vanished === 1 }),
   ),
 
   clear: script("clear", none, () => undefined),

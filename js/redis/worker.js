@@ -4,6 +4,12 @@
 // not asked then: no retry follows). While a handler runs, its lease is held (the consumer
 // extends it), so a slow handler keeps its item. A worker counts as running until its last
 // handler has finished and acked, whenever close() was called: its queue's close() waits.
+//
+// A slot takes its next item as soon as its handler has returned: the ack (or nack) is on its
+// way meanwhile, not awaited by the slot. The connection sends calls in the order they were
+// made, so that ack reaches Redis before the take it was made before; the acks of one turn go
+// as one script (js/redis/batch.js). So the slots freed in one turn are all back by the next
+// take script, which takes as many items as there are free slots (js/redis/consumer.js).
 
 import { setMaxListeners } from "node:events";
 import { ClosedError } from "../errors.js";
@@ -31,6 +37,8 @@ export class Worker {
   constructor({ take, leases, handler, concurrency, retry, maxAttempts, onerror, ondone }) {
     const signal = this.#stop.signal;
     setMaxListeners(0, signal); // one listener per waiting slot: `concurrency` of them
+    /** @type {Set<Promise<void>>} the acks and nacks on their way */
+    const settling = new Set();
     const slot = async () => {
       while (!signal.aborted) {
         let job;
@@ -41,10 +49,18 @@ export class Worker {
           onerror(e);
           continue;
         }
-        await handle(job, leases, handler, (attempt, e) => (attempt >= maxAttempts ? 0 : retry(attempt, e)), onerror);
+        const { settle } = await handle(job, leases, handler, (attempt, e) =>
+          attempt >= maxAttempts ? 0 : retry(attempt, e),
+        );
+        // Redis unreachable: onerror hears of it, the lease runs out and the item comes back.
+        const held = settle.then(() => {}, onerror);
+        settling.add(held);
+        held.then(() => settling.delete(held));
       }
     };
-    this.#running = Promise.all(Array.from({ length: concurrency }, slot)).then(ondone);
+    this.#running = Promise.all(Array.from({ length: concurrency }, slot))
+      .then(() => Promise.all(settling))
+      .then(ondone);
   }
 
   /** Stops taking items; resolves when the running handlers have finished (and acked). */
@@ -55,14 +71,16 @@ export class Worker {
 }
 
 /**
- * Runs the handler on one job, its lease held meanwhile; then acks or nacks it.
+ * Runs the handler on one job, its lease held meanwhile; then acks or nacks it. Resolves once
+ * the handler has returned, with the ack or nack on its way (`settle`: wrapped, so that this
+ * does not wait for it).
  * @param {RedisJob} job
  * @param {WorkerParts["leases"]} leases
  * @param {WorkerParts["handler"]} handler
  * @param {WorkerParts["retry"]} retry
- * @param {WorkerParts["onerror"]} onerror
+ * @returns {Promise<{ settle: Promise<unknown> }>}
  */
-async function handle(job, leases, handler, retry, onerror) {
+async function handle(job, leases, handler, retry) {
   leases.hold(job);
   let failure = null;
   try {
@@ -72,13 +90,10 @@ async function handle(job, leases, handler, retry, onerror) {
   }
   leases.drop(job);
   try {
-    if (failure === null) await job.ack();
-    else {
-      const delayMs = Number(retry(job.attempt, failure));
-      await job.nack({ delayMs: Number.isFinite(delayMs) ? delayMs : 0, reason: failure });
-    }
+    if (failure === null) return { settle: job.ack() };
+    const delayMs = Number(retry(job.attempt, failure));
+    return { settle: job.nack({ delayMs: Number.isFinite(delayMs) ? delayMs : 0, reason: failure }) };
   } catch (e) {
-    // Redis is unreachable: the lease runs out and the item comes back.
-    onerror(e);
+    return { settle: Promise.reject(e) }; // retry() threw
   }
 }

@@ -10,17 +10,23 @@
 --- @include "schedule"
 
 local out = {}
+local done, gone = {}, {} -- the ids removed (in one ZREM and one HDEL), and as a set
 for i = 1, #ARGV, 2 do
-  local r = leased_by(ARGV[i], ARGV[i + 1])
+  local id = ARGV[i]
+  local r = not gone[id] and leased_by(id, ARGV[i + 1])
   if r then
-    redis.call('ZREM', leased, ARGV[i])
-    redis.call('HDEL', items, ARGV[i])
-    if r.schedule then ended(r.schedule, ARGV[i]) end
-    count('acked')
-    tell('acked', 'id', ARGV[i])
+    done[#done + 1] = id
+    gone[id] = true
+    if r.schedule then ended(r.schedule, id) end
+    tell('acked', 'id', id)
     out[#out + 1] = 1
   else
     out[#out + 1] = 0
   end
+end
+if #done > 0 then
+  redis.call('ZREM', leased, unpack(done))
+  redis.call('HDEL', items, unpack(done))
+  count('acked', #done)
 end
 return out

@@ -3,7 +3,8 @@
   KEYS: the queue's keys (includes/keys.lua)
   ARGV: channel, stamp, tolerance, id, token, delay (ms), maxAttempts, reason
   Reply: now, outcome (0 the lease was not held, 1 back in the queue, 2 dead-lettered; counted
-    in meta and told to observers), head
+    in meta and told to observers), head, 1 if the sequence counter was found gone while
+    records remained
 ]]
 --- @include "time"
 --- @include "queue"
@@ -25,4 +26,4 @@ local deadline = up(start(now, ARGV[2], tonumber(ARGV[3])) + tonumber(ARGV[6]))
 enqueue(id, r, fmt(deadline))
 count('nacked')
 tell('nacked', 'id', id, 'attempt', r.attempt, 'delayMs', fmt(math.max(0, deadline - now)), 'reason', ARGV[8])
-return { fmt(now), 1, announce(ARGV[1], before) or false }
+return { fmt(now), 1, announce(ARGV[1], before) or false, vanished and 1 or 0 }

@@ -7,7 +7,8 @@
   KEYS: the queue's keys (includes/keys.lua)
   ARGV: channel, stamp, tolerance, then per item: id, mode ('r', 'k' or 'e'), kind ('d' a
     delay from the stamp, 'a' an absolute deadline), ms, value
-  Reply: now, head
+  Reply: now, head, 1 if the sequence counter was found gone while records remained (Redis
+    lost a key of the queue)
 ]]
 --- @include "time"
 --- @include "queue"
@@ -44,6 +45,6 @@ end
 -- or extended the old head may have made it later: consumers find that out when they wake).
 if first ~= nil and (before == nil or tonumber(first) < tonumber(before)) then
   publish(ARGV[1], first)
-  return { fmt(now), first }
+  return { fmt(now), first, vanished and 1 or 0 }
 end
-return { fmt(now), before or false }
+return { fmt(now), before or false, vanished and 1 or 0 }

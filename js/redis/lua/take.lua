@@ -9,7 +9,8 @@
     token (a random part, new for each run: the deliveries' tokens are it and a number)
   Reply: now, head, lease head, paused (1 or 0), the number of expired leases handled, needs
     (per cron schedule whose rule a client must compute: { id, due, now, expression, zone,
-    catchUp }), skipped (per occurrence skipped for overlap: schedule id, due), then per
+    catchUp }), skipped (per occurrence skipped for overlap: schedule id, due), 1 if the
+    sequence counter was found gone while records remained (else 0), then per
     expired lease: id, attempt, outcome ('p' back in the queue, 'd' dead, reason); then per
     item handed out: id, value, deadline (an occurrence's: its due time, retries included),
     attempt, token, schedule (its id, or false)
@@ -55,7 +56,7 @@ if #expired > 0 then announce(ARGV[1], before or nil) end
 
 local is_paused = paused()
 local needs, skips = {}, {}
-local out = { nows, false, false, is_paused and 1 or 0, #expired, needs, skips }
+local out = { nows, false, false, is_paused and 1 or 0, #expired, needs, skips, 0 }
 for _, x in ipairs(reclaimed) do out[#out + 1] = x end
 local wanted = is_paused and 0 or tonumber(ARGV[2])
 if wanted > 0 then
@@ -64,6 +65,13 @@ if wanted > 0 then
     redis.call('ZREMRANGEBYRANK', pending, 0, #due - 1)
     local expiry = fmt(now + tonumber(ARGV[3]))
     local token = 0
+    -- The leases, expiry, id, ..., for one ZADD; written before a schedule's occurrence is
+    -- looked at, since occur reads the lease of that schedule's previous run.
+    local lease = {}
+    local function lease_all()
+      if #lease > 0 then redis.call('ZADD', leased, unpack(lease)) end
+      lease = {}
+    end
     for _, member in ipairs(due) do
       local s, id = string.sub(member, 1, 16), string.sub(member, 17)
       if id == '' or not string.match(s, '^%x+$') then
@@ -78,12 +86,16 @@ if wanted > 0 then
         if r == nil then
           bury(id, nil, now, raw and 'malformed record' or 'pending entry without a record', raw or member)
         elseif r.state == 'p' and r.seq == s then
-          if r.schedule then id, r = occur(id, r, now, needs, skips) end
+          if r.schedule then
+            lease_all()
+            id, r = occur(id, r, now, needs, skips)
+          end
           if id then
             r.state, r.attempt, r.token = 'l', r.attempt + 1, ARGV[6] .. '-' .. string.format('%x', token)
             token = token + 1
             save(id, r)
-            redis.call('ZADD', leased, expiry, id)
+            lease[#lease + 1] = expiry
+            lease[#lease + 1] = id
             local deadline = r.schedule and due_of(id, r) or r.deadline
             local lateness = now - tonumber(deadline)
             count('delivered')
@@ -101,8 +113,10 @@ if wanted > 0 then
         -- else: a member left behind by a replaced record; it is gone now.
       end
     end
+    lease_all()
   end
 end
 out[2] = head() or false
 out[3] = lease_head() or false
+out[8] = vanished and 1 or 0
 return out

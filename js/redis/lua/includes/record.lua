@@ -15,8 +15,26 @@
 
 local function hex(n) return string.format('%016x', n) end -- luacheck: ignore 211
 
--- The first seq of n new ones (unique and increasing while the counter lasts: FIFO ties).
-local function seqs(n) return redis.call('INCRBY', seqkey, n) - n + 1 end -- luacheck: ignore 211
+-- Whether this run found the counter gone while items remain: Redis lost or evicted a key
+-- of the queue. The script's reply says so (its caller reports it).
+local vanished = false -- luacheck: ignore 231
+
+-- The first seq of n new ones (unique and increasing: FIFO ties). A counter found gone while
+-- items remain (pending, leased or dead) resumes above every pending member's seq (once, O(pending)), so that new
+-- items still sort behind those already waiting at the same deadline.
+local function seqs(n) -- luacheck: ignore 211
+  local last = redis.call('INCRBY', seqkey, n)
+  if last == n and redis.call('ZCARD', pending) + redis.call('ZCARD', leased) + redis.call('ZCARD', dead) > 0 then
+    vanished = true
+    local top = 0
+    for _, member in ipairs(redis.call('ZRANGE', pending, 0, -1)) do
+      local s = tonumber(string.sub(member, 1, 16), 16)
+      if s and s > top then top = s end
+    end
+    last = redis.call('INCRBY', seqkey, top)
+  end
+  return last - n + 1
+end
 
 -- The record as a table { state, seq, deadline, attempt, token, schedule, value } (schedule
 -- nil but for an occurrence), or nil when rec is nil or not a record.
