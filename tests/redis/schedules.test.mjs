@@ -233,7 +233,7 @@ test("a client that took a cron occurrence and died before computing the next: t
   const reply = await script(q, "take", q.keys.channel, 1, 5000, 5, 256, "00000000000000aa"); // the last: the run's random token part
   // The reply as js/redis/lua/take.lua's header lays it out: needs at 6, the items after the
   // expired leases.
-  const [needs, items] = [reply[5], reply.slice(7 + 4 * reply[4])];
+  const [needs, items] = [reply[5], reply.slice(8 + 4 * reply[4])];
   assert.deepEqual([items[0], items[5]], [`c@${first}`, "c"]);
   assert.deepEqual(
     needs.map((n) => [n[0], Number(n[1])]),
