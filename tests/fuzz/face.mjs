@@ -389,7 +389,9 @@ class World {
 
   /**
    * A fresh value for `qm` and its entry (not registered yet), or, `refused`, a value no queue
-   * takes. Objects carry a `then` getter the model watches (`probed`).
+   * takes. Objects carry a `then` getter the model watches (`probed`): hidden (not enumerable,
+   * so a snapshot refuses the value, as JSON would leave it out), or a Proxy's (which JSON
+   * never reads, so the value can be saved).
    */
   makeValue(r, qm) {
     const n = ++this.values;
@@ -417,7 +419,7 @@ class World {
     const hostile = r.chance(this.config.hostile);
     const kind = hostile
       ? r.pick(["proxy", "revocable", "function", "getters", "symbol", "bigint", "array"])
-      : r.pick(["probe", "probe", "probe", "string", "number"]);
+      : r.pick(["probe", "proxy", "proxy", "string", "number"]);
     e.kind = kind;
     const read = () => this.thenRead(e);
     switch (kind) {
@@ -426,6 +428,7 @@ class World {
         Object.defineProperty(o, "then", { get: read, enumerable: false, configurable: true });
         e.value = o;
         e.probed = true;
+        e.jsonable = false; // a key JSON leaves out: a snapshot refuses it (js/json.js)
         break;
       }
       case "function": {
@@ -459,6 +462,7 @@ class World {
         Object.defineProperty(o, "then", { get: read, enumerable: false, configurable: true });
         e.value = o;
         e.probed = true;
+        e.jsonable = false; // as "probe"
         break;
       }
       case "symbol":
