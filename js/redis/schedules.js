@@ -19,7 +19,7 @@
 // record read and written, the next occurrence placed); one of cron, also one advance script
 // from a client, after the occurrence is handed out. schedules() reads the hash in pages.
 
-import { isJson, jsonProblem } from "../json.js";
+import { jsonText } from "../json.js";
 import { firstAtOrAfter } from "../schedule/rule.js";
 import { cronRuleOf, pendingAfterCatchUp, scheduleSpec } from "../schedule/spec.js";
 import { JSON_RULES } from "./options.js";
@@ -75,13 +75,11 @@ export class RedisSchedules {
    */
   async check(id, rule, value, opts) {
     const spec = scheduleSpec(id, rule, opts);
-    if (!isJson(value, JSON_RULES)) {
-      const problem = jsonProblem(value, "value", JSON_RULES);
-      if (problem !== null) throw new TypeError(problem);
-    }
+    // The text checked is the text sent (an offer's check: a getter or Proxy read once).
+    const json = jsonText(value, "value", JSON_RULES);
     const cron =
       spec.kind === "cron" ? await cronRuleOf(/** @type {string} */ (spec.cron), spec.timezone ?? "UTC") : null;
-    return { spec, json: JSON.stringify(value), cron };
+    return { spec, json, cron };
   }
 
   /**

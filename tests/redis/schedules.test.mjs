@@ -256,3 +256,26 @@ test("a client that took a cron occurrence and died before computing the next: t
   );
   for (const [, late] of got) assert.ok(late >= 0 && late < 1000, `${late} ms late`);
 });
+
+test("a schedule's value gets the offers' JSON check: what would come back changed is refused, naming it, and no schedule is made", async () => {
+  const q = open();
+  class Tags extends Array {}
+  const named = Object.assign([1, 2], { note: "lost" });
+  let reads = 0;
+  const shifting = {
+    get n() {
+      return ++reads;
+    },
+  };
+  for (const [value, words] of [
+    [Tags.from(["a"]), /array of another class/],
+    [named, /named property|property/],
+    [shifting, /differ|changed|read/],
+  ]) {
+    await assert.rejects(
+      q.schedule("s", { every: 1000 }, { value }),
+      (e) => e instanceof TypeError && words.test(e.message),
+    );
+  }
+  assert.deepEqual(await q.schedules(), []);
+});
