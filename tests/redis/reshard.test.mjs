@@ -225,3 +225,62 @@ test("redis-cli --cluster reshard moving the queue's slot: no call rejects, each
   assert.equal((await ownerOf(slot)).node, to);
   check(result, count);
 });
+
+test("during a held migration, calls keep their order, and one that outlasts commandTimeout says the slot was migrating", async () => {
+  const name = "reshard-order";
+  const slot = await admin.cluster("KEYSLOT", `{${name}}`);
+  const { node: from, id: fromId } = await ownerOf(slot);
+  const to = cluster.nodes.find((n) => n !== from);
+  const toId = await idOf(to);
+  const clients = [0, 1].map(() => new Cluster(cluster.seeds, { enableAutoPipelining: true }));
+  const ordered = new RedisDelayQueue({ redis: clients[0], name, onerror: () => {} });
+  const bounded = new RedisDelayQueue({ redis: clients[1], name, commandTimeout: 2000, onerror: () => {} });
+  try {
+    await ordered.offer({ v: 0 }, 60_000, { id: "before" }); // the queue's keys exist
+    await to.cli("cluster", "setslot", String(slot), "importing", fromId);
+    await from.cli("cluster", "setslot", String(slot), "migrating", toId);
+    const keys = (await from.cli("cluster", "getkeysinslot", String(slot), "100")).split("\n").filter(Boolean);
+    await from.cli("migrate", "127.0.0.1", String(to.port), "", "0", "5000", "keys", keys[0]);
+    // Each id: offered, offered again with a new value (replacing it), rescheduled.
+    const calls = [];
+    for (let i = 0; i < 30; i++) {
+      const id = `o-${i}`;
+      calls.push(
+        ordered.offer({ v: 1 }, 60_000, { id }),
+        ordered.offer({ v: 2 }, 60_000, { id }),
+        ordered.reschedule(id, 50_000),
+      );
+    }
+    // An offer refused and handed back by ioredis is sent again before a call made after that.
+    calls.push(ordered.offer({ v: 1 }, 60_000, { id: "held" }));
+    const later = sleep(1800).then(() => ordered.offer({ v: 2 }, 60_000, { id: "held" }));
+    const t0 = Date.now();
+    const outlasted = bounded.offer({ v: 1 }, 1000).then(
+      () => null,
+      (e) => ({ e, ms: Date.now() - t0 }),
+    );
+    await sleep(3000);
+    const rest = (await from.cli("cluster", "getkeysinslot", String(slot), "100")).split("\n").filter(Boolean);
+    if (rest.length) await from.cli("migrate", "127.0.0.1", String(to.port), "", "0", "5000", "keys", ...rest);
+    for (const node of [to, from, ...cluster.nodes.filter((n) => n !== to && n !== from)])
+      await node.cli("cluster", "setslot", String(slot), "node", toId);
+    const replies = await Promise.all(calls);
+    await later;
+    const late = await outlasted;
+    assert.ok(late, "an offer made while the slot migrated for longer than its commandTimeout resolved");
+    console.log(`# the offer that outlasted commandTimeout (2000 ms) rejected after ${late.ms} ms: ${late.e.message}`);
+    assert.match(late.e.message, /slot .* was migrating .* 2000 ms \(options\.commandTimeout\)/);
+    assert.ok(late.ms >= 1990 && late.ms < 3500, `it rejected after ${late.ms} ms`);
+    for (let i = 0; i < 30; i++) {
+      assert.equal(replies[3 * i + 2], true, `o-${i}: its reschedule ran before its offers`);
+      const item = await ordered.get(`o-${i}`);
+      assert.equal(item.value.v, 2, `o-${i}: the first offer ran after the second`);
+    }
+    assert.equal((await ordered.get("held")).value.v, 2, "an offer made later overtook an offer being retried");
+    assert.equal((await ownerOf(slot)).node, to);
+  } finally {
+    await ordered.clear();
+    await Promise.all([ordered.close(), bounded.close()]);
+    for (const c of clients) c.disconnect();
+  }
+});
