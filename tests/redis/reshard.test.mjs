@@ -1,7 +1,8 @@
 // A queue whose hash slot moves between the masters of a Redis Cluster while a producer offers
 // and two consumers take and ack: (a) a migration held open by hand for seconds (CLUSTER
 // SETSLOT IMPORTING / MIGRATING, MIGRATE of some of the queue's keys, a wait, then the rest and
-// SETSLOT NODE), (b) `redis-cli --cluster reshard` moving the slot. While the slot migrates,
+// SETSLOT NODE), (b) `redis-cli --cluster reshard` moving the slot, made to take seconds by
+// other keys in the slot, moved one per MIGRATE. While the slot migrates,
 // the scripts get TRYAGAIN, ASK and MOVED; none of it may reach a caller: every offer
 // resolves, every item is delivered once, none early, and no take or ack rejects.
 
@@ -15,6 +16,7 @@ import { RedisDelayQueue } from "tarry-queue/redis";
 import { startCluster } from "./redis-server.mjs";
 
 const run = promisify(execFile);
+const FILLER = 8000;
 
 let cluster;
 let admin;
@@ -198,11 +200,16 @@ test("redis-cli --cluster reshard moving the queue's slot: no call rejects, each
   const { node: from, id: fromId } = await ownerOf(slot);
   const to = cluster.nodes.find((n) => n !== from);
   const toId = await idOf(to);
+  // Other keys in the queue's slot, so that the reshard (one key per MIGRATE) takes seconds.
+  const filler = admin.pipeline();
+  for (let i = 0; i < FILLER; i++) filler.set(`{${name}}:filler:${i}`, "x");
+  await filler.exec();
   const count = 1000;
   const result = await runWhile(
     name,
     async () => {
       await sleep(1000);
+      const t = Date.now();
       const { stdout } = await run("redis-cli", [
         "--cluster",
         "reshard",
@@ -218,7 +225,9 @@ test("redis-cli --cluster reshard moving the queue's slot: no call rejects, each
         "1",
       ]);
       assert.match(stdout, new RegExp(`Moving slot ${slot} from`));
-      console.log(`# redis-cli --cluster reshard moved slot ${slot} of ${name} from :${from.port} to :${to.port}`);
+      console.log(
+        `# redis-cli --cluster reshard moved slot ${slot} of ${name} (and ${FILLER} other keys) from :${from.port} to :${to.port} in ${Date.now() - t} ms`,
+      );
     },
     { count },
   );
