@@ -18,6 +18,7 @@
  * What the queue needs of an ioredis `Redis` or `Cluster` (tests give either).
  * @typedef {object} Client
  * @property {string} status "wait", "connecting", "connect", "ready", "reconnecting", "end", ...
+ * @property {boolean} [isCluster] true on an ioredis `Cluster`
  * @property {(sha: string, numKeys: number, ...args: (string | number)[]) => Promise<any>} evalsha
  * @property {(source: string, numKeys: number, ...args: (string | number)[]) => Promise<any>} eval
  * @property {() => Client} duplicate

@@ -15,11 +15,25 @@
 //   it); later ones by SHA (EVALSHA). A NOSCRIPT anyway (SCRIPT FLUSH while connected) then
 //   comes back for every call on its way after it too, none of which ran: each is sent again,
 //   in order, and the calls not sent yet wait until they have been.
+// - Cluster slot migrations are retried, in order. While the slot of the queue's keys moves
+//   between the masters of a Redis Cluster, a script can be refused with TRYAGAIN (its keys
+//   are split between the two nodes), ASK or MOVED (ioredis' Cluster follows these itself, a
+//   bounded number of times, then hands the refusal on). A refused call did not run (Redis
+//   runs a script all or nothing, and refuses it before it starts), so it is sent again, with
+//   a back-off from RETRY_FIRST_MS doubling to RETRY_MAX_MS, until it is answered or its
+//   commandTimeout is up. From the first refusal until every refused call has been answered,
+//   no call is sent anew: the calls made meanwhile wait in line behind the refused ones; the
+//   refused ones go again in call order, together, once no other call is on its way. Calls
+//   already sent when the first refusal comes back are in ioredis' hands until they are
+//   answered or refused in turn: one that ioredis still retries can run before a call made
+//   earlier that it handed back (its retries are bounded per call). With a client that is no
+//   Cluster, such a refusal means the server is a cluster node: the call rejects saying so.
 // - Bounded. Every call settles within `commandTimeout` ms of being made: a call still waiting
 //   for a connection then rejects, never sent, with the last connection error as its cause; a
-//   call sent and not answered rejects saying it may or may not have been applied. One timer
-//   (js/timer.js, not holding the process open) is armed for the oldest call's limit while
-//   calls are on their way, none otherwise.
+//   call sent and not answered rejects saying it may or may not have been applied; a call
+//   still refused because its slot was migrating rejects saying so. One timer (js/timer.js, not
+//   holding the process open) is armed for the oldest call's limit while calls are on their
+//   way, none otherwise; one more while refused calls wait to be sent again.
 // - Permissions checked. Before its first call, each connection runs the probe script, which
 //   finds what the Redis user may not do (an ACL without the queue's channel, keys or
 //   commands) without changing anything; the calls waiting then reject with an error naming
@@ -38,9 +52,12 @@ import { localNow, moment, ServerClock } from "./clock.js";
 import {
   explain,
   isLasting,
+  isMigrating,
   isNoScript,
   lasting,
+  migrating,
   noConnection,
+  notACluster,
   noReply,
   refusedByAcl,
   selectFailed,
@@ -57,9 +74,16 @@ import { SCRIPTS } from "./scripts.js";
  * @property {(value: any) => void} resolve
  * @property {(error: unknown) => void} reject
  * @property {number} deadline local ms by which it settles
+ * @property {number} seq its place among the calls of this connection
  * @property {boolean} sent
+ * @property {boolean} inflight sent and not answered yet
+ * @property {unknown} refused the last refusal of a slot migration (TRYAGAIN, ASK, MOVED), if any
  * @property {boolean} done
  */
+
+/** The first wait before a call refused by a slot migration is sent again, and the longest. */
+const RETRY_FIRST_MS = 20;
+const RETRY_MAX_MS = 320;
 
 export class Connection {
   /** The server's clock as this process knows it. */
@@ -84,6 +108,17 @@ export class Connection {
   #head = 0; // first call of #line that may still be live
   #unsent = 0; // first call of #line not sent yet
   #timer = new Timer({ now: localNow }, false, () => this.#expire());
+  #seq = 0;
+  /** The calls refused by a slot migration and not settled yet: while there are any, no call is sent anew. */
+  /** @type {Set<Call>} */
+  #held = new Set();
+  /** Those of them waiting to be sent again (when #retry fires), and the wait before the next round. */
+  /** @type {Call[]} */
+  #again = [];
+  #backoff = RETRY_FIRST_MS;
+  /** Calls sent and not answered: refused calls go again only once there are none (so in one batch, in order). */
+  #inflight = 0;
+  #retry = new Timer({ now: localNow }, false, () => this.#sendAgain());
   /** Whether the library was sent (so loaded) since the client last connected. */
   #loaded = false;
   /** Calls sent whose first reply has not come yet; while a NOSCRIPT's calls are sent again, none is sent anew. */
@@ -92,6 +127,9 @@ export class Connection {
   /** Whether the probe found nothing refused on this connection; whether it runs now. */
   #probed = false;
   #probing = false;
+  /** The last refusal of the probe by a slot migration, until it runs. */
+  /** @type {unknown} */
+  #probeRefused = null;
   /** The last connection error (the cause of a call that found no connection). */
   /** @type {unknown} */
   #lastError = null;
@@ -244,6 +282,7 @@ export class Connection {
         this.#line.slice(this.#head).map((c) => c.done || new Promise((r) => this.#settled(c, () => r(undefined)))),
       );
       this.#timer.disarm();
+      this.#retry.disarm();
       for (const [listener, channel] of this.#subscriptions) this.#hub?.unsubscribe(channel, listener);
       this.#hub?.leave(this.#member);
       if (this.#owned) this.#client?.disconnect();
@@ -262,7 +301,17 @@ export class Connection {
     if (this.#fatal) return Promise.reject(this.#fatal);
     return new Promise((resolve, reject) => {
       /** @type {Call} */
-      const call = { send, resolve, reject, deadline: localNow() + this.#commandTimeout, sent: false, done: false };
+      const call = {
+        send,
+        resolve,
+        reject,
+        deadline: localNow() + this.#commandTimeout,
+        seq: this.#seq++,
+        sent: false,
+        inflight: false,
+        refused: null,
+        done: false,
+      };
       this.#line.push(call);
       if (this.#line.length - this.#head === 1) this.#timer.set(call.deadline);
       if (!this.#client) this.#open();
@@ -279,25 +328,84 @@ export class Connection {
       return;
     }
     if (!this.#probed) return this.#probe();
-    if (this.#reloading) return;
+    if (this.#reloading || this.#held.size > 0) return;
     while (this.#unsent < this.#line.length) {
       const call = this.#line[this.#unsent++];
       if (call.done) continue;
-      call.sent = true;
-      let sending;
-      try {
-        sending = call.send();
-      } catch (e) {
-        sending = Promise.reject(e);
-      }
-      sending.then(
-        (value) => {
-          this.#reported = null;
-          this.#finish(call, () => call.resolve(value));
-        },
-        (e) => this.#finish(call, () => call.reject(e)),
-      );
+      this.#dispatch(call);
     }
+  }
+
+  /**
+   * Sends `call` (for the first time, or again after a slot migration refused it).
+   * @param {Call} call
+   */
+  #dispatch(call) {
+    call.sent = true;
+    call.inflight = true;
+    this.#inflight++;
+    let sending;
+    try {
+      sending = call.send();
+    } catch (e) {
+      sending = Promise.reject(e);
+    }
+    sending.then(
+      (value) => {
+        this.#answered(call);
+        this.#reported = null;
+        this.#finish(call, () => call.resolve(value));
+      },
+      (e) => {
+        this.#answered(call);
+        if (call.done) return;
+        if (!isMigrating(e)) return this.#finish(call, () => call.reject(e));
+        if (!this.#client?.isCluster) return this.#finish(call, () => call.reject(notACluster(e)));
+        this.#refuse(call, e);
+      },
+    );
+  }
+
+  /**
+   * `call` has its reply; once no call is on its way, the refused ones may go again.
+   * @param {Call} call
+   */
+  #answered(call) {
+    call.inflight = false;
+    if (--this.#inflight === 0 && this.#again.length > 0 && !this.#retry.armed)
+      this.#retry.set(localNow() + this.#backoff);
+  }
+
+  /**
+   * A slot migration refused `call`. Redis refuses a script that names a key of a migrating
+   * slot before running any of it, and runs a script all or nothing, so the refused call did
+   * not take effect and sending it again is safe; it goes again after the back-off, in call
+   * order with the other refused calls, and no call is sent anew until they have been answered.
+   * @param {Call} call
+   * @param {unknown} e
+   */
+  #refuse(call, e) {
+    call.refused = e;
+    this.#held.add(call);
+    this.#again.push(call);
+    if (this.#inflight === 0 && !this.#retry.armed) this.#retry.set(localNow() + this.#backoff);
+  }
+
+  /** The retry timer: the refused calls go again, in call order; the next round waits longer. */
+  #sendAgain() {
+    if (this.#probeRefused && !this.#probed) {
+      this.#backoff = Math.min(this.#backoff * 2, RETRY_MAX_MS);
+      this.#send(); // probes again
+    }
+    if (this.#again.length === 0 || this.#inflight > 0) return; // re-armed when the last call on its way is answered
+    if (this.#client?.status !== "ready") {
+      this.#retry.set(localNow() + this.#backoff); // reconnecting: the next round then
+      return;
+    }
+    const calls = this.#again.filter((c) => !c.done).sort((a, b) => a.seq - b.seq);
+    this.#again = [];
+    this.#backoff = Math.min(this.#backoff * 2, RETRY_MAX_MS);
+    for (const call of calls) this.#dispatch(call);
   }
 
   /** Runs the probe script, then sends the line; if the Redis user lacks a permission, the calls waiting reject. */
@@ -310,11 +418,19 @@ export class Connection {
         const refused = refusedByAcl(probe.reply(reply), this.#where);
         if (refused) throw refused;
         this.#probed = true;
+        this.#probeRefused = null;
+        if (this.#held.size === 0) this.#backoff = RETRY_FIRST_MS;
       })
       .catch((e) => {
         // A permission missing: the calls waiting fail now (the next call probes again).
-        // Anything else (the connection dropped): they wait for the next connection.
+        // A slot migration refused it (it changes nothing, so it may go again): it goes again
+        // after the back-off. Anything else (the connection dropped): they wait for the next
+        // connection.
         if (isLasting(e)) this.#reject(this.#unsent, /** @type {Error} */ (e));
+        else if (isMigrating(e) && this.#client?.isCluster) {
+          this.#probeRefused = e;
+          if (!this.#retry.armed) this.#retry.set(localNow() + this.#backoff);
+        }
       })
       .finally(() => {
         this.#probing = false;
@@ -339,6 +455,13 @@ export class Connection {
     if (call.done) return false;
     call.done = true;
     settle();
+    if (this.#held.delete(call) && this.#held.size === 0) {
+      // The refused calls have all been answered (or timed out): the line moves on.
+      this.#backoff = RETRY_FIRST_MS;
+      this.#again = [];
+      this.#retry.disarm();
+      queueMicrotask(() => this.#send());
+    }
     return true;
   }
 
@@ -369,7 +492,12 @@ export class Connection {
       if (call.deadline > now) break;
       if (call.done) continue;
       const ms = this.#commandTimeout;
-      const error = call.sent ? noReply(ms, this.#where) : noConnection(ms, this.#where, this.#lastError);
+      const refused = call.refused ?? (call.sent ? null : this.#probeRefused);
+      const error = refused
+        ? migrating(ms, this.#where, refused, call.inflight)
+        : call.sent
+          ? noReply(ms, this.#where)
+          : noConnection(ms, this.#where, this.#lastError);
       this.#settle(call, () => call.reject(error));
     }
     this.#advance();

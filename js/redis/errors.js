@@ -1,6 +1,7 @@
 // What a Redis error means for a queue, said so that its user can act on it: a key of another
 // type, a permission the Redis user lacks (which ACL rule to add), a database Redis refused,
-// no connection or no reply within the queue's commandTimeout. Each keeps the Redis error as
+// no connection or no reply within the queue's commandTimeout, a cluster slot that stayed
+// migrating for all of it (or a cluster node reached through a client that is no Cluster). Each keeps the Redis error as
 // its `cause`. docs/redis.md#permissions lists the ACL rules a queue needs.
 
 /**
@@ -39,6 +40,23 @@ export function isLasting(e) {
 export function isNoScript(e) {
   return messageOf(e).startsWith("NOSCRIPT");
 }
+
+/**
+ * Whether `e` is a Redis Cluster refusing a command because its slot is migrating or lives on
+ * another node: TRYAGAIN (a multi-key command whose keys are split between the two nodes of a
+ * migration), ASK or MOVED, as Redis says it or as ioredis' Cluster hands it on once it has
+ * followed as many redirections as it may ("Too many Cluster redirections. Last error: ...").
+ * Redis refuses such a command before running it.
+ * @param {unknown} e
+ */
+export function isMigrating(e) {
+  return refusal(e) !== null;
+}
+
+/** @param {unknown} e */
+const refusal = (e) =>
+  /^(?:Too many Cluster redirections\. Last error: (?:ReplyError: )?)?(TRYAGAIN|ASK|MOVED) /.exec(messageOf(e))?.[1] ??
+  null;
 
 /**
  * Whether `e` is Redis refusing the database a client selects (as it connects).
@@ -125,5 +143,33 @@ export function noReply(ms, where) {
   const from = where.url ? ` at ${where.url}` : "";
   return new Error(
     `tarry-queue/redis: no reply from Redis${from} within ${ms} ms (options.commandTimeout); the call may or may not have taken effect`,
+  );
+}
+
+/**
+ * A call that a cluster slot migration kept refusing for all of its `ms`.
+ * @param {number} ms
+ * @param {Where} where
+ * @param {unknown} cause the last refusal
+ * @param {boolean} inflight whether the call was on its way again (then it may have run)
+ */
+export function migrating(ms, where, cause, inflight) {
+  const effect = inflight ? "the call may or may not have taken effect" : "the call did not take effect";
+  return new Error(
+    `tarry-queue/redis: the cluster slot of the queue's keys (${where.keys[0]}) was migrating between nodes for all of ${ms} ms (options.commandTimeout), Redis answering ${refusal(cause)}; ${effect}`,
+    { cause },
+  );
+}
+
+/**
+ * A cluster refusal (MOVED, ASK, TRYAGAIN) that reached a client that is no ioredis Cluster.
+ * @param {unknown} e
+ */
+export function notACluster(e) {
+  return lasting(
+    new Error(
+      "tarry-queue/redis: the Redis server is a node of a Redis Cluster and the queue's slot is not (only) on it: pass an ioredis Cluster as `redis`",
+      { cause: e },
+    ),
   );
 }

@@ -295,3 +295,87 @@ test("a job's ack() after close() rejects with ClosedError", async () => {
   await assert.rejects(job.nack(), { name: "ClosedError" });
   await assert.rejects(job.extend(), { name: "ClosedError" });
 });
+
+/**
+ * An ioredis client that acts as a Redis Cluster client would while the queue's slot migrates:
+ * while `refusing`, every script is refused before it runs with `refusal` (as ioredis' Cluster
+ * hands a TRYAGAIN back once its own retries are spent). `isCluster` as given.
+ */
+function migratingClient(isCluster) {
+  const client = new Redis(server.url, { enableAutoPipelining: true });
+  const fake = { refusing: false, refused: 0, refusal: "TRYAGAIN Multiple keys request during rehashing of slot" };
+  fake.client = new Proxy(client, {
+    get(target, prop) {
+      if (prop === "isCluster") return isCluster;
+      const v = Reflect.get(target, prop, target);
+      if ((prop === "evalsha" || prop === "eval") && typeof v === "function")
+        return (...args) => {
+          if (!fake.refusing) return v.apply(target, args);
+          fake.refused++;
+          return Promise.reject(new Error(fake.refusal));
+        };
+      return typeof v === "function" ? v.bind(target) : v;
+    },
+  });
+  return fake;
+}
+
+test("a cluster slot migration: refused calls go again in order, later calls wait behind them, the bound holds", async () => {
+  const fake = migratingClient(true);
+  const q = new RedisDelayQueue({ redis: fake.client, name: `c${++serial}`, commandTimeout: 800, onerror: () => {} });
+  try {
+    assert.equal(await q.size(), 0); // probed and loaded
+    for (const refusal of [
+      "TRYAGAIN Multiple keys request during rehashing of slot",
+      "Too many Cluster redirections. Last error: ReplyError: ASK 1234 127.0.0.1:7001",
+      "MOVED 1234 127.0.0.1:7002",
+    ]) {
+      fake.refusal = refusal;
+      fake.refusing = true;
+      const first = q.offer({ v: 1 }, 60_000, { id: "x" });
+      await sleep(60); // refused at least once; waiting to go again
+      fake.refusing = false;
+      const second = q.offer({ v: 2 }, 60_000, { id: "x" }); // made after the refusal: must not overtake it
+      assert.deepEqual(await Promise.all([first, second]), ["x", "x"]);
+      assert.equal(
+        (await q.get("x")).value.v,
+        2,
+        `after ${refusal.split(" ")[0]}: the later offer overtook the refused one`,
+      );
+    }
+    assert.ok(fake.refused >= 3);
+    // A migration that outlasts commandTimeout: the call rejects within it, saying so.
+    fake.refusing = true;
+    fake.refusal = "TRYAGAIN Multiple keys request during rehashing of slot";
+    const r = await timed(q.offer({ v: 3 }, 1000, { id: "y" }));
+    fake.refusing = false;
+    assert.ok(r.error, "an offer refused for all of commandTimeout resolved");
+    assert.match(
+      r.error.message,
+      /slot of the queue's keys .* was migrating .* 800 ms \(options\.commandTimeout\), Redis answering TRYAGAIN; the call did not take effect/,
+    );
+    assert.ok(r.ms >= 790 && r.ms < 2000, `it rejected after ${r.ms} ms`);
+    assert.equal(await q.get("y"), undefined);
+    assert.equal(await q.size(), 1); // the line moves on
+  } finally {
+    await q.close();
+    fake.client.disconnect();
+  }
+});
+
+test("a MOVED through a client that is no Cluster rejects at once saying to pass a Cluster", async () => {
+  const fake = migratingClient(false);
+  const q = new RedisDelayQueue({ redis: fake.client, name: `c${++serial}`, onerror: () => {} });
+  try {
+    await q.size();
+    fake.refusing = true;
+    fake.refusal = "MOVED 1234 127.0.0.1:7002";
+    const r = await timed(q.offer({ v: 1 }, 1000));
+    assert.match(String(r.error?.message), /node of a Redis Cluster .* pass an ioredis Cluster/);
+    assert.ok(r.ms < 500, `it took ${r.ms} ms`);
+  } finally {
+    fake.refusing = false;
+    await q.close();
+    fake.client.disconnect();
+  }
+});
