@@ -6,7 +6,8 @@
 // For each count, in a fresh process (this file forks itself): the time until every queue
 // answered its first call (open), the connections Redis counts for this process while every
 // queue consumes (CLIENT LIST, the measuring client left out), and the lateness (arrival −
-// asked due time, by this process's wall clock) of one item per queue offered due 2 s later.
+// asked due time, by this process's wall clock) of one item per queue offered due 2 s later,
+// and how much of it is the deadline stored later than asked (the server's deadline − asked).
 // Prints one JSON line per count.
 
 import { fork } from "node:child_process";
@@ -38,6 +39,7 @@ if (process.argv[2] === "--child") {
     process.exit(0);
   }
   const late = [];
+  const stored = [];
   let early = 0;
   const asked = new Array(count);
   const arrived = queues.map((q, i) =>
@@ -45,6 +47,7 @@ if (process.argv[2] === "--child") {
       const l = Date.now() - asked[i];
       if (l < 0) early++;
       late.push(l);
+      stored.push(job.deadline - asked[i]);
       return job.ack();
     }),
   );
@@ -60,7 +63,9 @@ if (process.argv[2] === "--child") {
   const connections = list.split("\n").filter((l) => l.trim()).length - 1;
   await Promise.all(arrived);
   late.sort((a, b) => a - b);
-  const q = (p) => late[Math.min(late.length - 1, Math.floor(p * late.length))];
+  stored.sort((a, b) => a - b);
+  const at = (xs, p) => Math.round(xs[Math.min(xs.length - 1, Math.floor(p * xs.length))]);
+  const q = (p) => at(late, p);
   const t1 = performance.now();
   await Promise.all(queues.map((q) => q.close()));
   const closing = performance.now() - t1;
@@ -73,6 +78,8 @@ if (process.argv[2] === "--child") {
     connections,
     latenessP50: q(0.5),
     latenessP99: q(0.99),
+    storedLateP50: at(stored, 0.5),
+    storedLateP99: at(stored, 0.99),
     early,
     closeMs: Math.round(closing),
     connectionsAfterClose: left,
