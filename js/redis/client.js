@@ -12,7 +12,10 @@
 //   fed by the replies of every queue on the client, so a queue's first call is stamped with
 //   what the others learned; and whether the script library was sent since the client last
 //   connected, so it is sent once per connection, not once per queue (a Cluster client talks
-//   to several servers: there each queue keeps its own).
+//   to several servers: there each queue keeps its own). While the clock's bounds are wider
+//   than a few ms (replies that waited behind a burst), the hub reads the server's TIME
+//   itself, one at a time, first 10 ms after a wide reply, backing off to 1 s while they stay
+//   wide: an idle process sends nothing, a busy one at most one TIME per 10 ms.
 //
 // Clients opened from settings are shared: the queues of a process opened with the same URL
 // string, or with deep-equal ioredis options (functions and other non-plain objects by
@@ -26,7 +29,8 @@
 // as the queue is open (the queue bounds each call itself: js/redis/connection.js). Options
 // given as an object override them.
 
-import { ServerClock } from "./clock.js";
+import { Timer } from "../timer.js";
+import { localNow, moment, ServerClock, TIGHT_MS } from "./clock.js";
 
 /**
  * What the queue needs of an ioredis `Redis` or `Cluster` (tests give either).
@@ -43,6 +47,7 @@ import { ServerClock } from "./clock.js";
  * @property {() => void} disconnect
  * @property {(subcommand: "GET", parameter: string) => Promise<unknown>} config
  * @property {(replicas: number, timeout: number) => Promise<number>} wait
+ * @property {() => Promise<[string, string]>} time
  */
 
 /**
@@ -206,10 +211,17 @@ export function hubOf(client, owned) {
  * @typedef {{ clock: ServerClock, loaded: boolean }} Server
  */
 
-/** @returns {Server} */
-export function newServer() {
-  return { clock: new ServerClock(), loaded: false };
+/**
+ * @param {() => void} [onSample] what the clock calls after each reply it learned from
+ * @returns {Server}
+ */
+export function newServer(onSample) {
+  return { clock: new ServerClock(onSample), loaded: false };
 }
+
+/** The first and the longest wait (ms) before the hub reads TIME to tighten its clock. */
+const TIGHTEN_FIRST = 10;
+const TIGHTEN_MAX = 1000;
 
 export class Hub {
   /** The server behind the client, shared by its queues (null for a Cluster: each queue keeps its own). */
@@ -217,6 +229,10 @@ export class Hub {
   server;
   /** @type {Client} */
   #client;
+  /** Reading TIME to tighten the clock: its timer (never holding the process open), the wait before the next, one at a time. */
+  #tightenTimer = new Timer({ now: localNow }, false, () => this.#readTime());
+  #tightenWait = TIGHTEN_FIRST;
+  #timing = false;
   /** @type {Set<Member>} */
   #members = new Set();
   /** @type {Record<string, (...args: any[]) => void>} */
@@ -234,7 +250,7 @@ export class Hub {
   constructor(client, owned) {
     this.#client = client;
     // A Cluster's replies come from several servers, each with its own clock.
-    const server = /** @type {any} */ (client).isCluster === true ? null : newServer();
+    const server = /** @type {any} */ (client).isCluster === true ? null : newServer(() => this.#tighten());
     this.server = server;
     const each = (/** @type {keyof Member} */ event) => (/** @type {unknown} */ arg) => {
       for (const m of this.#members) m[event](arg);
@@ -262,7 +278,36 @@ export class Hub {
     this.#members.delete(member);
     if (this.#members.size > 0) return;
     for (const [event, fn] of Object.entries(this.#listeners)) this.#client.off(event, fn);
+    this.#tightenTimer.disarm();
     hubs.delete(this.#client);
+  }
+
+  /** A reply fed the clock: if its bounds are still wide, read TIME soon (once armed, nothing more to do). */
+  #tighten() {
+    const clock = this.server?.clock;
+    if (!clock || this.#timing || this.#tightenTimer.armed || this.#members.size === 0) return;
+    if (clock.width() <= TIGHT_MS) {
+      this.#tightenWait = TIGHTEN_FIRST;
+      return;
+    }
+    this.#tightenTimer.set(localNow() + this.#tightenWait);
+  }
+
+  /** One TIME on its own: the tightest bounds a round trip gives when nothing waits before it. */
+  #readTime() {
+    const clock = this.server?.clock;
+    if (!clock || this.#members.size === 0 || this.#client.status !== "ready") return;
+    this.#timing = true;
+    this.#tightenWait = Math.min(this.#tightenWait * 2, TIGHTEN_MAX);
+    const sent = moment();
+    this.#client.time().then(
+      ([s, us]) => {
+        this.#timing = false;
+        clock.sample(sent, Number(s) * 1000 + Number(us) / 1000, localNow());
+      },
+      // Refused (an ACL without TIME) or no connection: the scripts' replies still feed the clock.
+      () => void (this.#timing = false),
+    );
   }
 
   /**

@@ -161,3 +161,27 @@ test("queues with different connection settings do not share: another commandTim
   assert.equal(await connectionsReach(0), 0);
   assert.deepEqual(errors, []);
 });
+
+test("one server clock per shared client: the first offers of a thousand queues at once are stamped when they were called", async () => {
+  const errors = [];
+  const queues = Array.from({ length: 1000 }, () => open(server.url, errors));
+  await queues[0].size(); // one queue learns the server's clock
+  await sleep(200);
+  const asked = new Array(queues.length);
+  const stored = [];
+  const takes = queues.map((q, i) => q.take().then((job) => ((stored[i] = job.deadline - asked[i]), job.ack())));
+  // Every other queue's first call is its offer: all at once, queued behind each other in Redis.
+  await Promise.all(
+    queues.map((q, i) => {
+      asked[i] = Date.now() + 300;
+      return q.offer(i, 300);
+    }),
+  );
+  await Promise.all(takes);
+  stored.sort((a, b) => a - b);
+  assert.ok(stored[0] >= -1, `a deadline stored ${-stored[0]} ms early`);
+  const p99 = stored[Math.floor(stored.length * 0.99)];
+  assert.ok(p99 < 50, `deadlines stored up to ${p99} ms later than asked (p99)`);
+  await Promise.all(queues.map((q) => q.close()));
+  assert.deepEqual(errors, []);
+});
