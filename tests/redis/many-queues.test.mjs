@@ -180,8 +180,10 @@ test("one server clock per shared client: the first offers of a thousand queues 
   await Promise.all(takes);
   stored.sort((a, b) => a - b);
   assert.ok(stored[0] >= -1, `a deadline stored ${-stored[0]} ms early`);
+  // Each queue learning alone, its first offer is counted from when Redis ran it: seconds late here.
+  const p50 = stored[Math.floor(stored.length * 0.5)];
   const p99 = stored[Math.floor(stored.length * 0.99)];
-  assert.ok(p99 < 50, `deadlines stored up to ${p99} ms later than asked (p99)`);
+  assert.ok(p50 < 50 && p99 < 1000, `deadlines stored later than asked: p50 ${p50} ms, p99 ${p99} ms`);
   await Promise.all(queues.map((q) => q.close()));
   assert.deepEqual(errors, []);
 });
