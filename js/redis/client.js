@@ -47,7 +47,7 @@ import { localNow, moment, ServerClock, TIGHT_MS } from "./clock.js";
  * @property {() => void} disconnect
  * @property {(subcommand: "GET", parameter: string) => Promise<unknown>} config
  * @property {(replicas: number, timeout: number) => Promise<number>} wait
- * @property {() => Promise<[string, string]>} time
+ * @property {() => Promise<(string | number)[]>} time
  */
 
 /**
