@@ -3,16 +3,34 @@
 // all the queues on it share:
 //
 // - one listener per client event (ready, connect, end, error), whatever the number of
-//   queues, so that a thousand queues on one client add no listeners and print no
+//   queues, so that ten thousand queues on one client add no listeners and print no
 //   MaxListenersExceededWarning;
 // - one subscriber connection (a duplicate() of the client, opened on first use) with one
 //   subscription per queue channel, messages dispatched by channel: one connection for pub/sub
-//   per client, not one per queue.
+//   per client, not one per queue;
+// - what the queues know of the one server behind the client: its clock (js/redis/clock.js),
+//   fed by the replies of every queue on the client, so a queue's first call is stamped with
+//   what the others learned; and whether the script library was sent since the client last
+//   connected, so it is sent once per connection, not once per queue (a Cluster client talks
+//   to several servers: there each queue keeps its own). While the clock's bounds are wider
+//   than a few ms (replies that waited behind a burst), the hub reads the server's TIME
+//   itself, one at a time, first 10 ms after a wide reply, backing off to 1 s while they stay
+//   wide: an idle process sends nothing, a busy one at most one TIME per 10 ms.
+//
+// Clients opened from settings are shared: the queues of a process opened with the same URL
+// string, or with deep-equal ioredis options (functions and other non-plain objects by
+// identity), and the same commandTimeout, share one client (so one connection pair, whatever
+// the number of queues), counted: the last queue to close disconnects it. A client given to
+// a queue is used as it is, never shared by settings and never closed by the queue.
+// Finding a shared client costs O(1) for a URL, O(clients opened from options) otherwise.
 //
 // A client the queue opens gets defaults that fail fast and recover: each connection attempt
 // gives up after `connectTimeout` ms and is retried with a back-off of at most 2 s for as long
 // as the queue is open (the queue bounds each call itself: js/redis/connection.js). Options
 // given as an object override them.
+
+import { Timer } from "../timer.js";
+import { localNow, moment, ServerClock, TIGHT_MS } from "./clock.js";
 
 /**
  * What the queue needs of an ioredis `Redis` or `Cluster` (tests give either).
@@ -30,6 +48,7 @@
  * @property {() => void} disconnect
  * @property {(subcommand: "GET", parameter: string) => Promise<unknown>} config
  * @property {(replicas: number, timeout: number) => Promise<number>} wait
+ * @property {() => Promise<(string | number)[]>} time
  */
 
 /**
@@ -87,6 +106,90 @@ export async function openClient(redis, connectTimeout) {
   return typeof redis === "string" ? new Redis(redis, defaults) : new Redis({ ...defaults, ...redis });
 }
 
+/**
+ * A client opened from settings, and how many queues hold it.
+ * @typedef {{ redis: string | object, connectTimeout: number, client: Promise<Client>, holders: number }} Shared
+ */
+
+/** @type {Map<string, Shared[]>} the clients opened from settings, by URL ("" for options) */
+const shared = new Map();
+
+/**
+ * The client of `redis` (a URL or ioredis options) shared by the queues of this process with
+ * the same settings, opened on first use; `release()` once the queue is done with it (the last
+ * release disconnects it; a second release by the same holder does nothing).
+ * @param {string | object} redis
+ * @param {number} connectTimeout ms one connection attempt may take
+ * @returns {{ client: Promise<Client>, release: () => void }}
+ */
+export function acquireClient(redis, connectTimeout) {
+  const key = typeof redis === "string" ? redis : "";
+  let list = shared.get(key);
+  if (!list) shared.set(key, (list = []));
+  let entry = list.find((e) => e.connectTimeout === connectTimeout && sameSettings(e.redis, redis));
+  if (!entry) {
+    const made = { redis, connectTimeout, client: openClient(redis, connectTimeout), holders: 0 };
+    entry = made;
+    list.push(made);
+    // A client that could not be made (no ioredis) is forgotten: the next queue tries again.
+    made.client.catch(() => forget(made));
+  }
+  entry.holders++;
+  const held = entry;
+  let released = false;
+  return {
+    client: held.client,
+    release() {
+      if (released) return;
+      released = true;
+      if (--held.holders > 0) return;
+      forget(held);
+      held.client.then(
+        (c) => c.disconnect(),
+        () => {},
+      );
+    },
+  };
+}
+
+/** @param {Shared} entry */
+function forget(entry) {
+  const key = typeof entry.redis === "string" ? entry.redis : "";
+  const list = shared.get(key);
+  const i = list?.indexOf(entry) ?? -1;
+  if (i < 0 || !list) return;
+  list.splice(i, 1);
+  if (list.length === 0) shared.delete(key);
+}
+
+/**
+ * Whether two connection settings are the same: equal strings, or plain objects and arrays with
+ * the same keys and deep-equal values; bytes (a TLS certificate) by content; anything else
+ * (a function, a class instance) by identity.
+ * @param {unknown} a
+ * @param {unknown} b
+ * @returns {boolean}
+ */
+export function sameSettings(a, b) {
+  if (a === b) return true;
+  if (typeof a !== "object" || typeof b !== "object" || a === null || b === null) return false;
+  if (ArrayBuffer.isView(a) && ArrayBuffer.isView(b)) {
+    const x = new Uint8Array(a.buffer, a.byteOffset, a.byteLength);
+    const y = new Uint8Array(b.buffer, b.byteOffset, b.byteLength);
+    return x.length === y.length && x.every((v, i) => v === y[i]);
+  }
+  if (Array.isArray(a) !== Array.isArray(b)) return false;
+  const plain = (/** @type {object} */ o) => {
+    const proto = Object.getPrototypeOf(o);
+    return proto === Object.prototype || proto === null || proto === Array.prototype;
+  };
+  if (!plain(a) || !plain(b)) return false;
+  const ka = Object.keys(a);
+  const kb = Object.keys(b);
+  if (ka.length !== kb.length) return false;
+  return ka.every((k) => Object.hasOwn(b, k) && sameSettings(/** @type {any} */ (a)[k], /** @type {any} */ (b)[k]));
+}
+
 /** @type {WeakMap<Client, Hub>} */
 const hubs = new WeakMap();
 
@@ -104,9 +207,33 @@ export function hubOf(client, owned) {
   return hub;
 }
 
+/**
+ * What the queues on one connection know of its server.
+ * @typedef {{ clock: ServerClock, loaded: boolean }} Server
+ */
+
+/**
+ * @param {() => void} [onSample] what the clock calls after each reply it learned from
+ * @returns {Server}
+ */
+export function newServer(onSample) {
+  return { clock: new ServerClock(onSample), loaded: false };
+}
+
+/** The first and the longest wait (ms) before the hub reads TIME to tighten its clock. */
+const TIGHTEN_FIRST = 10;
+const TIGHTEN_MAX = 1000;
+
 export class Hub {
+  /** The server behind the client, shared by its queues (null for a Cluster: each queue keeps its own). */
+  /** @type {Server | null} */
+  server;
   /** @type {Client} */
   #client;
+  /** Reading TIME to tighten the clock: its timer (never holding the process open), the wait before the next, one at a time. */
+  #tightenTimer = new Timer({ now: localNow }, false, () => this.#readTime());
+  #tightenWait = TIGHTEN_FIRST;
+  #timing = false;
   /** @type {Set<Member>} */
   #members = new Set();
   /** @type {Record<string, (...args: any[]) => void>} */
@@ -123,10 +250,21 @@ export class Hub {
    */
   constructor(client, owned) {
     this.#client = client;
+    // A Cluster's replies come from several servers, each with its own clock.
+    const server = /** @type {any} */ (client).isCluster === true ? null : newServer(() => this.#tighten());
+    this.server = server;
     const each = (/** @type {keyof Member} */ event) => (/** @type {unknown} */ arg) => {
       for (const m of this.#members) m[event](arg);
     };
-    this.#listeners = { ready: each("ready"), connect: each("connect"), end: each("end") };
+    const ready = each("ready");
+    this.#listeners = {
+      ready: () => {
+        if (server) server.loaded = false; // a new connection: a restarted server has no scripts
+        ready(undefined);
+      },
+      connect: each("connect"),
+      end: each("end"),
+    };
     if (owned) this.#listeners.error = each("error");
     for (const [event, fn] of Object.entries(this.#listeners)) client.on(event, fn);
   }
@@ -141,7 +279,36 @@ export class Hub {
     this.#members.delete(member);
     if (this.#members.size > 0) return;
     for (const [event, fn] of Object.entries(this.#listeners)) this.#client.off(event, fn);
+    this.#tightenTimer.disarm();
     hubs.delete(this.#client);
+  }
+
+  /** A reply fed the clock: if its bounds are still wide, read TIME soon (once armed, nothing more to do). */
+  #tighten() {
+    const clock = this.server?.clock;
+    if (!clock || this.#timing || this.#tightenTimer.armed || this.#members.size === 0) return;
+    if (clock.width() <= TIGHT_MS) {
+      this.#tightenWait = TIGHTEN_FIRST;
+      return;
+    }
+    this.#tightenTimer.set(localNow() + this.#tightenWait);
+  }
+
+  /** One TIME on its own: the tightest bounds a round trip gives when nothing waits before it. */
+  #readTime() {
+    const clock = this.server?.clock;
+    if (!clock || this.#members.size === 0 || this.#client.status !== "ready") return;
+    this.#timing = true;
+    this.#tightenWait = Math.min(this.#tightenWait * 2, TIGHTEN_MAX);
+    const sent = moment();
+    this.#client.time().then(
+      ([s, us]) => {
+        this.#timing = false;
+        clock.sample(sent, Number(s) * 1000 + Number(us) / 1000, localNow());
+      },
+      // Refused (an ACL without TIME) or no connection: the scripts' replies still feed the clock.
+      () => void (this.#timing = false),
+    );
   }
 
   /**

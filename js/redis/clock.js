@@ -13,9 +13,18 @@
 //   makes the bound 3 s later, never early; a wall clock set forward only makes it later);
 // - lower bound: at local time t the server's time is >= t + lower, so a timer set for
 //   deadline - lower never fires before the server sees the deadline.
+//
+// The bounds are only as tight as the quickest round trip seen: replies that waited behind a
+// burst of calls (a thousand queues opening at once) leave them tens of ms apart, which a
+// consumer's wake and an offer's stamp then pay as lateness. So whoever keeps the estimate
+// may be told after each reply (`onSample`) and, while the bounds are wider than TIGHT_MS,
+// send a bare TIME of its own (js/redis/client.js does, at most one on its way, backing off).
 
 /** Allowed drift between the local monotonic clock and the server's clock: 100 ppm. */
 const DRIFT = 1e-4;
+
+/** Bounds this close (ms) need no reading of their own. */
+export const TIGHT_MS = 2;
 
 /** Local time: this process's monotonic clock, in epoch ms. */
 export const localNow = () => performance.timeOrigin + performance.now();
@@ -38,6 +47,12 @@ export class ServerClock {
   #upper = Number.POSITIVE_INFINITY;
   #upperAt = 0;
   #upperLead = 0;
+  #onSample;
+
+  /** @param {() => void} [onSample] called after each reply learned from */
+  constructor(onSample) {
+    this.#onSample = onSample;
+  }
 
   /**
    * Learns from one reply: the server's time `server`, sent at `sent` (a moment), received at
@@ -64,6 +79,12 @@ export class ServerClock {
       this.#upperAt = received;
       this.#upperLead = lead;
     }
+    this.#onSample?.();
+  }
+
+  /** How far apart the bounds are at local time `at` (Infinity while either is unknown). */
+  width(at = localNow()) {
+    return this.upper(at) - this.lower(at);
   }
 
   lower(at) {

@@ -41,14 +41,16 @@
 // - Errors said once. Connection errors go to `onerror` once per outage (repeats of the same
 //   error are dropped until a call succeeds again); Redis errors that mean something for the
 //   queue (a key of another type, a missing permission) are explained (js/redis/errors.js).
-// - Closing waits for the calls on their way (each bounded), then disconnects what the queue
-//   opened; later calls reject with ClosedError.
+// - Closing waits for the calls on their way (each bounded), then lets go of the client: one
+//   opened from settings is shared by the queues of the process with the same settings and
+//   disconnected by the last of them to close (js/redis/client.js); a given one stays open.
+//   Later calls reject with ClosedError.
 
 import { ClosedError } from "../errors.js";
 import { Timer } from "../timer.js";
 import { Batcher } from "./batch.js";
-import { hubOf, isClient, openClient } from "./client.js";
-import { localNow, moment, ServerClock } from "./clock.js";
+import { acquireClient, hubOf, isClient, newServer } from "./client.js";
+import { localNow, moment } from "./clock.js";
 import {
   explain,
   isLasting,
@@ -86,8 +88,8 @@ const RETRY_FIRST_MS = 20;
 const RETRY_MAX_MS = 320;
 
 export class Connection {
-  /** The server's clock as this process knows it. */
-  clock = new ServerClock();
+  /** What this queue knows of its server, until (or unless) its client's hub keeps it for every queue on the client. */
+  #own = newServer();
   /** @type {string | object} */
   #redis;
   #keys;
@@ -100,8 +102,10 @@ export class Connection {
   #owned;
   /** @type {import("./client.js").Hub | null} */
   #hub = null;
-  /** @type {Promise<void> | null} opening the client this queue owns */
+  /** @type {Promise<void> | null} opening (or finding) the client this queue shares */
   #opening = null;
+  /** @type {(() => void) | null} lets go of the shared client */
+  #release = null;
   /** The calls on their way, in call order: those sent first, then those waiting to be sent. */
   /** @type {Call[]} */
   #line = [];
@@ -119,8 +123,13 @@ export class Connection {
   /** Calls sent and not answered: refused calls go again only once there are none (so in one batch, in order). */
   #inflight = 0;
   #retry = new Timer({ now: localNow }, false, () => this.#sendAgain());
-  /** Whether the library was sent (so loaded) since the client last connected. */
-  #loaded = false;
+  /** Whether the library was sent (so loaded) since the client last connected (on the client's hub: once per connection). */
+  get #loaded() {
+    return (this.#hub?.server ?? this.#own).loaded;
+  }
+  set #loaded(loaded) {
+    (this.#hub?.server ?? this.#own).loaded = loaded;
+  }
   /** Calls sent whose first reply has not come yet; while a NOSCRIPT's calls are sent again, none is sent anew. */
   #pending = 0;
   #reloading = false;
@@ -147,7 +156,7 @@ export class Connection {
   /** @type {import("./client.js").Member} */
   #member = {
     ready: () => {
-      this.#loaded = false; // a new connection: a restarted server has no scripts
+      this.#own.loaded = false; // a new connection: a restarted server has no scripts (the hub's is reset by the hub)
       this.#probed = false; // nor, maybe, the same ACL
       this.#send();
       if (this.#readies++ > 0) for (const fn of this.#onReady) fn();
@@ -182,6 +191,11 @@ export class Connection {
     this.#commandTimeout = commandTimeout;
     this.#owned = !isClient(redis);
     if (isClient(redis)) this.#attach(redis);
+  }
+
+  /** The server's clock as this process knows it: the one of the client's hub (every queue on the client feeds it). */
+  get clock() {
+    return (this.#hub?.server ?? this.#own).clock;
   }
 
   /** @type {Set<() => void>} */
@@ -285,7 +299,7 @@ export class Connection {
       this.#retry.disarm();
       for (const [listener, channel] of this.#subscriptions) this.#hub?.unsubscribe(channel, listener);
       this.#hub?.leave(this.#member);
-      if (this.#owned) this.#client?.disconnect();
+      this.#release?.();
     })();
     return this.#closing;
   }
@@ -546,12 +560,12 @@ export class Connection {
 
   /** Opens the client of a URL or options (once; the calls wait in line meanwhile). */
   #open() {
-    this.#opening ??= openClient(this.#redis, this.#commandTimeout).then(
+    if (this.#opening) return;
+    const { client, release } = acquireClient(this.#redis, this.#commandTimeout);
+    this.#release = release;
+    this.#opening = client.then(
       (client) => {
-        if (this.#closed && this.#line.length === this.#head) {
-          client.disconnect();
-          return;
-        }
+        if (this.#closed && this.#line.length === this.#head) return; // close() let it go
         this.#attach(client);
         this.#send();
       },
@@ -562,6 +576,8 @@ export class Connection {
   /** @param {Client} client */
   #attach(client) {
     this.#client = client;
+    // A shared client may be ready already: its next ready is a reconnection.
+    if (client.status === "ready") this.#readies = 1;
     this.#hub = hubOf(client, this.#owned);
     this.#hub.join(this.#member);
   }

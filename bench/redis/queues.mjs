@@ -1,0 +1,109 @@
+#!/usr/bin/env node
+// Many queues in one process, opened by URL, against a private redis-server:
+//
+//   node bench/redis/queues.mjs [count ...]      default: 1000 10000
+//
+// For each count, in a fresh process (this file forks itself): the time until every queue
+// answered its first call (open), the connections Redis counts for this process while every
+// queue consumes (CLIENT LIST, the measuring client left out), and the lateness (arrival −
+// asked due time, by this process's wall clock) of one item per queue offered due 2 s later,
+// and how much of it is the deadline stored later than asked (the server's deadline − asked).
+// Prints one JSON line per count.
+
+import { fork } from "node:child_process";
+import { fileURLToPath } from "node:url";
+
+const here = fileURLToPath(import.meta.url);
+
+if (process.argv[2] === "--child") {
+  const { port, count } = JSON.parse(process.argv[3]);
+  const { Redis } = await import("ioredis");
+  const { RedisDelayQueue } = await import("tarry-queue/redis");
+  const url = `redis://127.0.0.1:${port}`;
+  const raw = new Redis(url);
+  await raw.ping();
+  const warnings = [];
+  process.on("warning", (w) => warnings.push(w.name));
+  const errors = [];
+  const t0 = performance.now();
+  const queues = [];
+  for (let i = 0; i < count; i++)
+    queues.push(new RedisDelayQueue({ redis: url, name: `q${i}`, onerror: (e) => errors.push(e) }));
+  const opened = await Promise.allSettled(queues.map((q) => q.size()));
+  const open = performance.now() - t0;
+  const failed = opened.filter((r) => r.status === "rejected");
+  if (failed.length > 0) {
+    const connections = (await raw.client("LIST")).split("\n").filter((l) => l.trim()).length - 1;
+    const firstError = String(failed[0].reason?.message);
+    process.send({ count, openMs: Math.round(open), openFailed: failed.length, connections, firstError });
+    process.exit(0);
+  }
+  const late = [];
+  const stored = [];
+  let early = 0;
+  const asked = new Array(count);
+  const arrived = queues.map((q, i) =>
+    q.take().then((job) => {
+      const l = Date.now() - asked[i];
+      if (l < 0) early++;
+      late.push(l);
+      stored.push(job.deadline - asked[i]);
+      return job.ack();
+    }),
+  );
+  // Every consumer subscribed before the offers.
+  await new Promise((r) => setTimeout(r, 500));
+  await Promise.all(
+    queues.map((q, i) => {
+      asked[i] = Date.now() + 2000;
+      return q.offer(i, 2000);
+    }),
+  );
+  const list = await raw.client("LIST");
+  const connections = list.split("\n").filter((l) => l.trim()).length - 1;
+  await Promise.all(arrived);
+  late.sort((a, b) => a - b);
+  stored.sort((a, b) => a - b);
+  const at = (xs, p) => Math.round(xs[Math.min(xs.length - 1, Math.floor(p * xs.length))]);
+  const q = (p) => at(late, p);
+  const t1 = performance.now();
+  await Promise.all(queues.map((q) => q.close()));
+  const closing = performance.now() - t1;
+  await new Promise((r) => setTimeout(r, 300));
+  const left = (await raw.client("LIST")).split("\n").filter((l) => l.trim()).length - 1;
+  raw.disconnect();
+  process.send({
+    count,
+    openMs: Math.round(open),
+    connections,
+    latenessP50: q(0.5),
+    latenessP99: q(0.99),
+    storedLateP50: at(stored, 0.5),
+    storedLateP99: at(stored, 0.99),
+    early,
+    closeMs: Math.round(closing),
+    connectionsAfterClose: left,
+    errors: errors.length,
+    firstError: errors[0] ? String(errors[0]?.message ?? errors[0]) : undefined,
+    warnings,
+  });
+  process.exit(0);
+} else {
+  const { startRedis } = await import("../../tests/redis/redis-server.mjs");
+  const counts = process.argv.slice(2).map(Number);
+  for (const count of counts.length ? counts : [1000, 10_000]) {
+    const redis = await startRedis({ args: ["--maxclients", "30000"] });
+    try {
+      const result = await new Promise((resolve, reject) => {
+        const c = fork(here, ["--child", JSON.stringify({ port: redis.port, count })], { stdio: "inherit" });
+        c.once("message", resolve);
+        c.once("exit", (code) => reject(new Error(`child exited with ${code}`)));
+      });
+      console.log(JSON.stringify(result));
+    } catch (e) {
+      console.log(JSON.stringify({ count, failed: String(e.message) }));
+    } finally {
+      await redis.stop();
+    }
+  }
+}
