@@ -33,8 +33,10 @@ async function onPage(body, path = "/tests/browser/pages/blank.html") {
       const tarry = await import("/js/web.js");
       const order = async () => {
         const q = new tarry.DelayQueue();
-        q.offer("b", 10);
-        q.offer("a", 5);
+        // Deadline order, not call order: b is due 200 ms after a unless the two calls are
+        // 200 ms apart (at 10 and 5 ms, a loaded machine's 5 ms gap between them made b first).
+        q.offer("b", 300);
+        q.offer("a", 100);
         const got = [await q.take(), await q.take()];
         q.close();
         return got;
