@@ -2,38 +2,15 @@
 // free loopback port, stopped after). Order, "never early" and "nothing lost" are asserted
 // exactly; lateness only with wide margins.
 
-import { after, before, test } from "node:test";
+import { test } from "node:test";
 import assert from "node:assert/strict";
 import { setTimeout as sleep } from "node:timers/promises";
-import { Redis } from "ioredis";
 import { RedisDelayQueue } from "tarry-queue/redis";
-import { startRedis } from "./redis-server.mjs";
+import { privateRedis } from "./fixture.mjs";
 import { luaDir, sourceOf } from "../../scripts/lua.mjs";
 
-let server;
-let raw; // a plain client, to look at and tamper with the keys
-const queues = [];
-let serial = 0;
-
-before(async () => {
-  server = await startRedis();
-  raw = new Redis(server.url);
-});
-
-after(async () => {
-  await Promise.all(queues.map((q) => q.close()));
-  raw.disconnect();
-  await server.stop();
-});
-
-/** A queue with a name of its own; `errors` collects what onerror reports. */
-function open(opts = {}) {
-  const errors = [];
-  const q = new RedisDelayQueue({ redis: server.url, name: `q${++serial}`, onerror: (e) => errors.push(e), ...opts });
-  q.errors = errors;
-  queues.push(q);
-  return q;
-}
+const fx = privateRedis("q");
+const open = fx.open;
 
 /** A second handle on the same queue, as another process would have. */
 function twin(q, opts = {}) {
@@ -281,7 +258,7 @@ test("one unreadable reason (a :reasons entry that is not JSON) leaves every dea
   await q.offer("a", 0, { id: "a" });
   await q.offer("b", 0, { id: "b" });
   for (let i = 0; i < 2; i++) await (await q.take()).nack({ reason: "failed" });
-  await raw.hset(q.keys.reasons, "a", "{not json");
+  await fx.raw.hset(q.keys.reasons, "a", "{not json");
   const { items } = await q.deadLetters();
   assert.deepEqual(
     items.map((d) => [d.id, d.value, d.reason]),
@@ -438,14 +415,20 @@ test("entries written by someone else are dead-lettered; the rest keeps working;
   const q = open();
   const { items, pending } = q.keys;
   await q.offer("good", 0, { id: "good" });
-  await raw.hset(items, "garbled", "not a record");
-  await raw.zadd(pending, 0, "0000000000000001garbled");
-  await raw.zadd(pending, 0, "junk");
-  await raw.zadd(pending, 0, "0000000000000002orphan");
+  await fx.raw.hset(items, "garbled", "not a record");
+  await fx.raw.zadd(pending, 0, "0000000000000001garbled");
+  await fx.raw.zadd(pending, 0, "junk");
+  await fx.raw.zadd(pending, 0, "0000000000000002orphan");
   // A record in the one format there is (js/redis/lua/includes/record.lua), holding bad JSON.
   const save = `--- @include "record"\nsave(ARGV[1], { state = 'p', seq = hex(3), deadline = '0', attempt = 0, token = '', value = ARGV[2] })`;
-  await raw.eval(sourceOf("test.lua", luaDir, save), 6, ...Object.values(q.keys).slice(0, 6), "badjson", "{not json");
-  await raw.zadd(pending, 0, "0000000000000003badjson");
+  await fx.raw.eval(
+    sourceOf("test.lua", luaDir, save),
+    6,
+    ...Object.values(q.keys).slice(0, 6),
+    "badjson",
+    "{not json",
+  );
+  await fx.raw.zadd(pending, 0, "0000000000000003badjson");
   const job = await q.take();
   assert.equal(job.value, "good");
   await job.ack();
@@ -461,7 +444,7 @@ test("entries written by someone else are dead-lettered; the rest keeps working;
   assert.equal(await q.size(), 0);
 
   const other = open();
-  await raw.set(other.keys.pending, "a string");
+  await fx.raw.set(other.keys.pending, "a string");
   await assert.rejects(other.offer(1, 5), /a key of this queue holds another type of value/);
 });
 
@@ -490,7 +473,7 @@ test("one timer per process: idle waits arm it, a message from another process r
 test("a script missing from the server (SCRIPT FLUSH, a restart) is loaded again", async () => {
   const q = open();
   await q.offer(1, 0);
-  await raw.script("FLUSH");
+  await fx.raw.script("FLUSH");
   await q.offer(2, 0);
   const a = await q.take();
   const b = await q.take();

@@ -4,7 +4,7 @@
 // lacks a permission (the ACL rules of docs/redis.md are enough, and one missing is named);
 // close() never hangs and leaves nothing running; many queues share one client quietly.
 
-import { after, before, test } from "node:test";
+import { test } from "node:test";
 import assert from "node:assert/strict";
 import { spawn } from "node:child_process";
 import { readFileSync } from "node:fs";
@@ -12,32 +12,11 @@ import { createServer } from "node:net";
 import { setTimeout as sleep } from "node:timers/promises";
 import { Redis } from "ioredis";
 import { RedisDelayQueue } from "tarry-queue/redis";
+import { privateRedis } from "./fixture.mjs";
 import { startRedis } from "./redis-server.mjs";
 
-let server;
-let raw;
-const queues = [];
-let serial = 0;
-
-before(async () => {
-  server = await startRedis();
-  raw = new Redis(server.url);
-});
-
-after(async () => {
-  await Promise.all(queues.map((q) => q.close()));
-  raw.disconnect();
-  await server.stop();
-});
-
-/** A queue with a name of its own; `errors` collects what onerror reports. */
-function open(opts = {}) {
-  const errors = [];
-  const q = new RedisDelayQueue({ redis: server.url, name: `c${++serial}`, onerror: (e) => errors.push(e), ...opts });
-  q.errors = errors;
-  queues.push(q);
-  return q;
-}
+const fx = privateRedis("c");
+const open = fx.open;
 
 /** A loopback port nothing listens on. */
 async function deadPort() {
@@ -73,7 +52,7 @@ test("calls made before the first connection reach Redis in the order they were 
 test("after SCRIPT FLUSH or a restart, a call whose script must be sent again is not overtaken", async () => {
   const q = open();
   await q.offer(0, 60_000, { id: "warm" });
-  await raw.script("FLUSH");
+  await fx.raw.script("FLUSH");
   assert.equal(await q.cancel("nothing"), false); // the cancel script is loaded again; offer's is not
   const [, cancelled] = await Promise.all([q.offer(1, 60_000, { id: "x" }), q.cancel("x")]);
   assert.equal(cancelled, true, "after SCRIPT FLUSH: the cancel overtook the offer");
@@ -104,7 +83,7 @@ test("no Redis, no such host, a database Redis refuses: each call rejects within
     onerror: (e) => errs.down.push(e),
   });
   const nowhere = new RedisDelayQueue({ redis: "redis://no-such-host.invalid:6379", name: "x", onerror: () => {} });
-  const db99 = new RedisDelayQueue({ redis: `${server.url}/99`, name: "db", onerror: (e) => errs.db99.push(e) });
+  const db99 = new RedisDelayQueue({ redis: `${fx.server.url}/99`, name: "db", onerror: (e) => errs.db99.push(e) });
   const [a, b, c] = await Promise.all([timed(down.offer(1, 0)), timed(nowhere.offer(1, 0)), timed(db99.offer(1, 0))]);
   // The default commandTimeout (5000 ms) bounds each; the margins are for a loaded machine.
   assert.ok(a.error, "an offer to a port nothing listens on resolved");
@@ -122,7 +101,7 @@ test("no Redis, no such host, a database Redis refuses: each call rejects within
   );
   assert.ok(c.ms < 3000, `database 99 refused after ${c.ms} ms`);
   assert.equal(
-    await raw.exists(...Object.values(db99.keys).slice(0, 6)),
+    await fx.raw.exists(...Object.values(db99.keys).slice(0, 6)),
     0,
     "the offer to database 99 landed in database 0",
   );
@@ -190,7 +169,7 @@ test("close() resolves within seconds with Redis paused or killed, and leaves no
 });
 
 test("many queues on one shared client: no MaxListenersExceededWarning, one subscriber, each queue hears its own messages", async () => {
-  const client = new Redis(server.url);
+  const client = new Redis(fx.server.url);
   const warnings = [];
   const onWarning = (w) => warnings.push(w);
   process.on("warning", onWarning);
@@ -200,7 +179,7 @@ test("many queues on one shared client: no MaxListenersExceededWarning, one subs
     );
     const takes = shared.map((q) => q.take());
     await sleep(300);
-    const subscribers = (await raw.client("LIST")).split("\n").filter((l) => / cmd=(p|s)?subscribe /.test(l)).length;
+    const subscribers = (await fx.raw.client("LIST")).split("\n").filter((l) => / cmd=(p|s)?subscribe /.test(l)).length;
     await Promise.all(shared.map((q, i) => q.offer(`for ${i}`, 20)));
     const jobs = await Promise.all(takes);
     assert.deepEqual(
@@ -230,10 +209,10 @@ function documentedRule() {
 
 test("ACL: the rules docs/redis.md gives are enough; without the channel or a command, calls fail at once naming the rule", async () => {
   const rules = documentedRule();
-  await raw.acl("SETUSER", "tarry-ok", "on", ">pw", ...rules);
-  await raw.acl("SETUSER", "tarry-nochan", "on", ">pw", ...rules.filter((r) => !r.startsWith("&")));
-  await raw.acl("SETUSER", "tarry-nozrank", "on", ">pw", ...rules.filter((r) => r !== "+zrank"));
-  const url = (user) => server.url.replace("redis://", `redis://${user}:pw@`);
+  await fx.raw.acl("SETUSER", "tarry-ok", "on", ">pw", ...rules);
+  await fx.raw.acl("SETUSER", "tarry-nochan", "on", ">pw", ...rules.filter((r) => !r.startsWith("&")));
+  await fx.raw.acl("SETUSER", "tarry-nozrank", "on", ">pw", ...rules.filter((r) => r !== "+zrank"));
+  const url = (user) => fx.server.url.replace("redis://", `redis://${user}:pw@`);
   const warned = [];
   const warn = console.warn;
   console.warn = (...a) => warned.push(a.join(" "));
@@ -279,7 +258,7 @@ test("ACL: the rules docs/redis.md gives are enough; without the channel or a co
       assert.match(offered.error?.message ?? "resolved", message);
       assert.ok(offered.ms < 2000, `${user}: the offer failed after ${offered.ms} ms`);
       await assert.rejects(denied.take(), { message });
-      assert.equal(await raw.exists(denied.keys.items, denied.keys.pending), 0, `${user}: a refused offer wrote`);
+      assert.equal(await fx.raw.exists(denied.keys.items, denied.keys.pending), 0, `${user}: a refused offer wrote`);
     }
   } finally {
     console.warn = warn;
@@ -302,7 +281,7 @@ test("a job's ack() after close() rejects with ClosedError", async () => {
  * hands a TRYAGAIN back once its own retries are spent). `isCluster` as given.
  */
 function migratingClient(isCluster) {
-  const client = new Redis(server.url, { enableAutoPipelining: true });
+  const client = new Redis(fx.server.url, { enableAutoPipelining: true });
   const fake = { refusing: false, refused: 0, refusal: "TRYAGAIN Multiple keys request during rehashing of slot" };
   fake.client = new Proxy(client, {
     get(target, prop) {
@@ -322,7 +301,7 @@ function migratingClient(isCluster) {
 
 test("a cluster slot migration: refused calls go again in order, later calls wait behind them, the bound holds", async () => {
   const fake = migratingClient(true);
-  const q = new RedisDelayQueue({ redis: fake.client, name: `c${++serial}`, commandTimeout: 800, onerror: () => {} });
+  const q = new RedisDelayQueue({ redis: fake.client, name: fx.name(), commandTimeout: 800, onerror: () => {} });
   try {
     assert.equal(await q.size(), 0); // probed and loaded
     for (const refusal of [
@@ -365,7 +344,7 @@ test("a cluster slot migration: refused calls go again in order, later calls wai
 
 test("a MOVED through a client that is no Cluster rejects at once saying to pass a Cluster", async () => {
   const fake = migratingClient(false);
-  const q = new RedisDelayQueue({ redis: fake.client, name: `c${++serial}`, onerror: () => {} });
+  const q = new RedisDelayQueue({ redis: fake.client, name: fx.name(), onerror: () => {} });
   try {
     await q.size();
     fake.refusing = true;

@@ -3,7 +3,7 @@
 // restarted without its data, a handler that extended its own lease, a queue closed while its
 // worker's handlers run, and a line of takes that time out while another waits.
 
-import { after, before, test } from "node:test";
+import { test } from "node:test";
 import assert from "node:assert/strict";
 import { setTimeout as sleep } from "node:timers/promises";
 import { setFlagsFromString } from "node:v8";
@@ -11,32 +11,11 @@ import { runInNewContext } from "node:vm";
 import { Redis } from "ioredis";
 import { RedisDelayQueue } from "tarry-queue/redis";
 import { LIBRARY } from "../../js/redis/lua.js";
+import { privateRedis } from "./fixture.mjs";
 import { startRedis } from "./redis-server.mjs";
 
-let server;
-let raw;
-const queues = [];
-let serial = 0;
-
-before(async () => {
-  server = await startRedis();
-  raw = new Redis(server.url);
-});
-
-after(async () => {
-  await Promise.all(queues.map((q) => q.close()));
-  raw.disconnect();
-  await server.stop();
-});
-
-/** A queue with a name of its own; `errors` collects what onerror reports. */
-function open(opts = {}) {
-  const errors = [];
-  const q = new RedisDelayQueue({ redis: server.url, name: `k${++serial}`, onerror: (e) => errors.push(e), ...opts });
-  q.errors = errors;
-  queues.push(q);
-  return q;
-}
+const fx = privateRedis("k");
+const open = fx.open;
 
 /** A second handle on the same queue, as another process would have. */
 function twin(q, opts = {}) {
@@ -48,7 +27,7 @@ const within = (p, ms) => Promise.race([p, sleep(ms).then(() => "late")]);
 
 /** The server's time now, epoch ms. */
 async function serverNow() {
-  const [s, us] = await raw.time();
+  const [s, us] = await fx.raw.time();
   return Number(s) * 1000 + Number(us) / 1000;
 }
 
@@ -56,7 +35,7 @@ test("a head heard while an older take reply is on its way is not lost to that r
   // The consumer's client hands its take replies over 300 ms late, as a busy event loop or a
   // slow link would: the producer's offer (and its message) comes after the take script ran
   // and before its reply arrives.
-  const client = new Redis(server.url, { enableAutoPipelining: true });
+  const client = new Redis(fx.server.url, { enableAutoPipelining: true });
   const takes = { running: 0 };
   for (const method of ["eval", "evalsha"]) {
     const send = client[method].bind(client);
@@ -104,7 +83,7 @@ test("an offer after the monotonic clock stood still (a suspend) is not due earl
     performance.now = () => realNow.call(performance) - lost; // ...and runs on, 1.5 s behind
     const before = await serverNow();
     await q.offer("x", 2000, { id: "x" });
-    const [, deadline] = await raw.zrange(q.keys.pending, 0, -1, "WITHSCORES").then((r) => r.slice(0, 2));
+    const [, deadline] = await fx.raw.zrange(q.keys.pending, 0, -1, "WITHSCORES").then((r) => r.slice(0, 2));
     assert.ok(Number(deadline) >= before + 2000, `due ${before + 2000 - Number(deadline)} ms before call + delay`);
   } finally {
     performance.now = realNow;
@@ -142,7 +121,7 @@ test("process() never shortens a lease its handler extended", async () => {
         const t = await serverNow();
         assert.equal(await job.extend(5000), true);
         await sleep(1000); // five periodic extensions (every visibilityTimeout / 3) meanwhile
-        const lease = Number(await raw.zscore(q.keys.leased, "L"));
+        const lease = Number(await fx.raw.zscore(q.keys.leased, "L"));
         resolve({ lease, wanted: t + 5000 });
       } catch (e) {
         reject(e);
@@ -172,7 +151,7 @@ test("queue.close() waits for the handlers of a worker whose close() was called 
   assert.equal(state, "finished", "queue.close() resolved while a handler ran");
   assert.deepEqual(q.errors.map(String), [], "the handler's ack failed");
   assert.equal(await other.take({ timeout: 300 }), undefined, "the item came back: it was not acked");
-  assert.deepEqual(await raw.hkeys(q.keys.items), []);
+  assert.deepEqual(await fx.raw.hkeys(q.keys.items), []);
 });
 
 test("takes that time out while another take waits leave the waiting line (40,000 of them)", async () => {

@@ -4,41 +4,18 @@
 // released by the acks before close() resolves). Scripts are counted with INFO commandstats:
 // every script of a queue is one EVALSHA (or the EVAL that loads the library).
 
-import { after, before, test } from "node:test";
+import { test } from "node:test";
 import assert from "node:assert/strict";
 import { setTimeout as sleep } from "node:timers/promises";
-import { Redis } from "ioredis";
-import { RedisDelayQueue } from "tarry-queue/redis";
-import { startRedis } from "./redis-server.mjs";
+import { privateRedis } from "./fixture.mjs";
 
-let server;
-let raw;
-const queues = [];
-let serial = 0;
-
-before(async () => {
-  server = await startRedis();
-  raw = new Redis(server.url);
-});
-
-after(async () => {
-  await Promise.all(queues.map((q) => q.close()));
-  raw.disconnect();
-  await server.stop();
-});
-
-function open(opts = {}) {
-  const errors = [];
-  const q = new RedisDelayQueue({ redis: server.url, name: `s${++serial}`, onerror: (e) => errors.push(e), ...opts });
-  q.errors = errors;
-  queues.push(q);
-  return q;
-}
+const fx = privateRedis("s");
+const open = fx.open;
 
 /** Scripts Redis ran since the last call (EVAL and EVALSHA), and it resets the counts. */
 async function scriptsRun() {
-  const info = await raw.info("commandstats");
-  await raw.config("RESETSTAT");
+  const info = await fx.raw.info("commandstats");
+  await fx.raw.config("RESETSTAT");
   let n = 0;
   for (const m of info.matchAll(/^cmdstat_(eval|evalsha):calls=(\d+)/gm)) n += Number(m[2]);
   return n;
@@ -53,7 +30,7 @@ function signal() {
 
 /** The server's time now, epoch ms. */
 async function serverNow() {
-  const [s, us] = await raw.time();
+  const [s, us] = await fx.raw.time();
   return Number(s) * 1000 + Number(us) / 1000;
 }
 
