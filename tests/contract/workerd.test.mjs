@@ -4,30 +4,19 @@
 // Run with a Node miniflare supports (>= 22; scripts/test.sh uses the node24 devDependency).
 import { after, before, test } from "node:test";
 import assert from "node:assert/strict";
-import { readdirSync, readFileSync } from "node:fs";
-import { join, relative } from "node:path";
-import { fileURLToPath } from "node:url";
+import { join } from "node:path";
 import { Miniflare } from "miniflare";
+import { packageModules, root } from "../workerd/modules.mjs";
 import { cases } from "./cases.mjs";
 
-const root = fileURLToPath(new URL("../..", import.meta.url));
-
 function modules() {
-  const mods = [{ type: "ESModule", path: join(root, "tests/contract/worker.mjs") }];
-  for (const dir of ["js", "dist"]) {
-    for (const e of readdirSync(join(root, dir), { recursive: true, withFileTypes: true })) {
-      if (!e.isFile()) continue;
-      const f = relative(root, join(e.parentPath ?? e.path, e.name));
-      if (f.endsWith(".js")) mods.push({ type: "ESModule", path: join(root, f) });
-      else if (f.endsWith(".wasm")) mods.push({ type: "CompiledWasm", path: join(root, f) });
-    }
-  }
+  // croner: js/schedule/cron.js imports it (cron schedules load it on first use).
+  const mods = [
+    { type: "ESModule", path: join(root, "tests/contract/worker.mjs") },
+    ...packageModules({ croner: true }),
+  ];
   for (const f of ["cases.mjs", "schedule-cases.mjs", "durable-engine.mjs"])
     mods.push({ type: "ESModule", path: join(root, "tests/contract", f) });
-  // js/schedule/cron.js imports "croner": workerd resolves it next to the importer, as a
-  // bundler would have resolved it (cron schedules load it on first use).
-  const croner = readFileSync(join(root, "node_modules/croner/dist/croner.js"), "utf8");
-  mods.push({ type: "ESModule", path: join(root, "js/schedule/croner"), contents: croner });
   return mods;
 }
 

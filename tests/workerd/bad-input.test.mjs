@@ -5,12 +5,9 @@
 // Node 24).
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { readdirSync } from "node:fs";
-import { join, relative } from "node:path";
-import { fileURLToPath } from "node:url";
+import { join } from "node:path";
 import { Miniflare } from "miniflare";
-
-const root = fileURLToPath(new URL("../..", import.meta.url));
+import { packageModules, root } from "./modules.mjs";
 
 const worker = `
 import { DelayQueue, Scheduler, init } from "./js/workerd.js";
@@ -25,15 +22,7 @@ export default {
 `;
 
 function modules() {
-  const mods = [{ type: "ESModule", path: join(root, "sweep-worker.js"), contents: worker }];
-  for (const dir of ["js", "dist"]) {
-    for (const e of readdirSync(join(root, dir), { recursive: true, withFileTypes: true })) {
-      if (!e.isFile()) continue;
-      const f = relative(root, join(e.parentPath ?? e.path, e.name));
-      if (f.endsWith(".js")) mods.push({ type: "ESModule", path: join(root, f) });
-      else if (f.endsWith(".wasm")) mods.push({ type: "CompiledWasm", path: join(root, f) });
-    }
-  }
+  const mods = [{ type: "ESModule", path: join(root, "sweep-worker.js"), contents: worker }, ...packageModules()];
   mods.push({ type: "ESModule", path: join(root, "tests/bad-input.mjs") });
   return mods;
 }

@@ -5,12 +5,9 @@
 // resolved it.
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { readdirSync, readFileSync } from "node:fs";
-import { join, relative } from "node:path";
-import { fileURLToPath } from "node:url";
+import { join } from "node:path";
 import { Miniflare } from "miniflare";
-
-const root = fileURLToPath(new URL("../..", import.meta.url));
+import { packageModules, root } from "./modules.mjs";
 
 const worker = `
 import { Scheduler } from "./js/workerd.js";
@@ -35,16 +32,7 @@ export default {
 
 function modules() {
   const mods = [{ type: "ESModule", path: join(root, "cron-worker.js"), contents: worker }];
-  for (const dir of ["js", "dist"]) {
-    for (const e of readdirSync(join(root, dir), { recursive: true, withFileTypes: true })) {
-      if (!e.isFile()) continue;
-      const f = relative(root, join(e.parentPath ?? e.path, e.name));
-      if (f.endsWith(".js")) mods.push({ type: "ESModule", path: join(root, f) });
-      else if (f.endsWith(".wasm")) mods.push({ type: "CompiledWasm", path: join(root, f) });
-    }
-  }
-  const croner = readFileSync(join(root, "node_modules/croner/dist/croner.js"), "utf8");
-  mods.push({ type: "ESModule", path: join(root, "js/schedule/croner"), contents: croner });
+  mods.push(...packageModules({ croner: true }));
   return mods;
 }
 

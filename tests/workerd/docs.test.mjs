@@ -9,25 +9,13 @@
 //   node_modules/node24/bin/node --test tests/workerd/
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { readdirSync, readFileSync } from "node:fs";
+import { readFileSync } from "node:fs";
 import { join, relative } from "node:path";
 import { Miniflare } from "miniflare";
 import { blocksFor, root } from "../../scripts/docs/blocks.mjs";
+import { packageModules } from "./modules.mjs";
 
 const blocks = blocksFor("worker");
-
-/** The package's JS and wasm as Worker modules. */
-function packageModules() {
-  const mods = [];
-  for (const dir of ["js", "dist"])
-    for (const e of readdirSync(join(root, dir), { recursive: true, withFileTypes: true })) {
-      if (!e.isFile()) continue;
-      const path = join(e.parentPath ?? e.path, e.name);
-      if (e.name.endsWith(".js")) mods.push({ type: "ESModule", path });
-      else if (e.name.endsWith(".wasm")) mods.push({ type: "CompiledWasm", path });
-    }
-  return mods;
-}
 
 test("the docs have worker blocks", () => {
   assert.ok(blocks.length >= 2, `${blocks.length} worker blocks`);

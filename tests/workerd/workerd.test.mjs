@@ -10,23 +10,15 @@
 import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
 import { blocksFor } from "../../scripts/docs/blocks.mjs";
-import { mkdtempSync, readFileSync, readdirSync, rmSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join, relative } from "node:path";
-import { fileURLToPath } from "node:url";
+import { join } from "node:path";
 import { Miniflare } from "miniflare";
+import { packageModules, root } from "./modules.mjs";
 
-const root = fileURLToPath(new URL("../..", import.meta.url));
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 /** Wide: alarms in local workerd, on a busy 2-core machine. */
 const LATE_MS = 3000;
-
-/** Every file under `dir` (relative to the repo root). */
-function files(dir) {
-  return readdirSync(join(root, dir), { recursive: true, withFileTypes: true })
-    .filter((e) => e.isFile())
-    .map((e) => relative(root, join(e.parentPath ?? e.path, e.name)));
-}
 
 function modules() {
   const pkg = JSON.parse(readFileSync(join(root, "package.json"), "utf8"));
@@ -43,11 +35,7 @@ function modules() {
     },
     { type: "ESModule", path: join(root, "example.js"), contents: example },
   ];
-  for (const f of [...files("js"), ...files("dist")]) {
-    if (f.endsWith(".js")) mods.push({ type: "ESModule", path: join(root, f) });
-    else if (f.endsWith(".wasm")) mods.push({ type: "CompiledWasm", path: join(root, f) });
-  }
-  return mods;
+  return [...mods, ...packageModules()];
 }
 
 let persist;
