@@ -12,6 +12,7 @@ import assert from "node:assert/strict";
 import { CronExpressionParser } from "cron-parser";
 import { cron } from "tarry-queue/cron";
 import { CronModel, ZoneModel } from "./cron-model.mjs";
+import { rng as random } from "../../bench/rng.mjs"; // mulberry32, seeded
 
 const SEED = Number(process.env.CRON_SEED ?? 20260);
 const CASES = Number(process.env.CRON_CASES ?? 3000);
@@ -40,18 +41,6 @@ const ZONES = [
   "Asia/Kolkata",
   "America/Sao_Paulo", // no DST since 2019
 ];
-
-/** mulberry32: a small seeded generator. */
-function random(seed) {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 /** A random field over [min, max]: its text and the values it names. */
 function field(rnd, min, max, weights, pick = () => min + Math.floor(rnd() * (max - min + 1))) {
