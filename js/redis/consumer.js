@@ -40,7 +40,9 @@
 // line of waiting takes and one lateness histogram. A take script takes only for the takes no
 // other shard's script has reserved (pool.reserve), so a burst over K shards leases what the
 // free slots can run, not K times that; a consumer whose head is due but finds every take
-// reserved waits (unarmed for its head) until the pool hands it demand again.
+// reserved waits (unarmed for its head) until the pool hands it demand again. Its hooks: head,
+// due, leases, demand(); it tells the pool of every take script's answer (pool.unreserve) and
+// of every failure (pool.answered).
 
 import { randomBytes } from "node:crypto";
 import { setImmediate } from "node:timers";
@@ -216,14 +218,23 @@ export class Consumer {
     return this.#leases;
   }
 
-  /** Takes wait in the shared line: start consuming, take what is due, or arm for the head. */
-  demand() {
-    if (this.#takers.size > 0 && !this.#closing) this.#demand();
+  /** Whether its known head is due and it may take (by the server's clock as this process knows it). */
+  get due() {
+    return this.#consuming !== null && !this.#paused && this.#head <= this.#conn.clock.serverNow();
   }
 
-  /** Waiting takes that no take script of another shard has reserved. */
+  /**
+   * Takes wait in the shared line: start consuming, take what is due, or arm for the head.
+   * Returns whether a take script will run for them (now, or next in the running wake).
+   */
+  demand() {
+    if (this.#takers.size === 0 || this.#closing) return false;
+    return this.#demand();
+  }
+
+  /** Waiting takes that no take script of another shard has reserved (or set aside for it). */
   #free() {
-    return this.#pool ? this.#pool.free : this.#takers.size;
+    return this.#pool ? this.#pool.freeFor(this) : this.#takers.size;
   }
 
   /**
@@ -315,11 +326,15 @@ export class Consumer {
       this.#restartAt = Number.POSITIVE_INFINITY;
       this.#consuming = this.#startConsuming();
       this.#consuming.catch((e) => this.#failed(e));
-      return;
+      return false;
     }
-    if (this.#lastCheck === Number.NEGATIVE_INFINITY) return; // the first wake is on its way
-    if (!this.#paused && this.#free() > 0 && this.#head <= this.#conn.clock.serverNow()) this.#wake();
-    else this.#arm();
+    if (this.#lastCheck === Number.NEGATIVE_INFINITY) return false; // the first wake is on its way
+    if (!this.#paused && this.#free() > 0 && this.#head <= this.#conn.clock.serverNow()) {
+      this.#wake();
+      return !this.#closing;
+    }
+    this.#arm();
+    return false;
   }
 
   async #startConsuming() {
@@ -412,7 +427,7 @@ export class Consumer {
         this.#counters.wakes++;
         const { visibilityTimeout: visibility, maxAttempts } = this.#options;
         const wanted = Math.min(this.#takers.size, TAKE_BATCH);
-        const count = this.#pool ? this.#pool.reserve(wanted) : wanted;
+        const count = this.#pool ? this.#pool.reserve(wanted, this) : wanted;
         const token = randomBytes(8).toString("hex");
         const params = { channel: this.#channel, count, visibility, maxAttempts, reclaim: RECLAIM_BATCH, token };
         this.#heard = Number.POSITIVE_INFINITY;
@@ -420,7 +435,7 @@ export class Consumer {
         try {
           reply = await this.#conn.run(SCRIPTS.take, params);
         } catch (e) {
-          this.#pool?.unreserve(count);
+          this.#pool?.unreserve(count, this);
           throw e;
         }
         const { now, head, leaseHead, paused, reclaimed, needs, skipped, vanished, items } = reply;
@@ -436,7 +451,7 @@ export class Consumer {
           else this.#tell("redelivered", () => ({ id, attempt }));
         }
         const back = this.#deliver(items, now);
-        this.#pool?.unreserve(count); // the takes it did not serve: another shard may take for them
+        this.#pool?.unreserve(count, this); // the takes it did not serve: another shard may take for them
         for (const { schedule, due } of skipped) this.#tell("skipped", () => ({ schedule, due, reason: "overlap" }));
         // Cron schedules whose next occurrence the script could not compute: this process does.
         if (needs.length > 0) this.#head = Math.min(this.#head, await this.#schedules.advance(needs));
@@ -463,6 +478,7 @@ export class Consumer {
    * @param {unknown} e
    */
   #failed(e) {
+    this.#pool?.answered(this);
     this.#failures++;
     this.#retryAt = localNow() + Math.min(this.#options.safetyInterval, 50 * 2 ** Math.min(this.#failures, 10));
     if (this.#closing) return;

@@ -119,44 +119,99 @@ export function shardOf(id, k) {
 }
 
 /**
- * The waiting takes of a sharded queue's K consumers (js/redis/consumer.js): one line, the
- * part of it that take scripts on their way have reserved, one lateness histogram.
+ * The waiting takes of a sharded queue's K consumers (js/redis/consumer.js): one line, the part
+ * of it that take scripts on their way have reserved or that is set aside for a consumer's
+ * next script, one lateness histogram.
+ *
+ * Until every consumer has answered its first take script (or failed), none takes: the first
+ * scripts only learn the heads, so that the first takes go to the earliest. Then, when takes
+ * wait, the consumers whose known head is due share the free takes, the earliest head first
+ * (each gets its share set aside, the earliest the rounding), and the others arm for their
+ * heads.
  */
 export class Pool {
   takers = new Takers();
   lateness = new Lateness();
   /** @type {import("./consumer.js").Consumer[]} */
   consumers = [];
+  /** Takes reserved by scripts on their way, or set aside (#aside) for a consumer's next script. */
   #reserved = 0;
+  /** @type {Map<import("./consumer.js").Consumer, number>} */
+  #aside = new Map();
+  /** @type {Set<import("./consumer.js").Consumer>} the consumers that answered a take script or failed */
+  #answered = new Set();
 
-  /** Waiting takes no take script on its way has reserved. */
+  /** Waiting takes neither reserved nor set aside (none until every consumer has answered once). */
   get free() {
+    if (this.#answered.size < this.consumers.length) return 0;
     return Math.max(0, this.takers.size - this.#reserved);
   }
 
   /**
-   * Reserves up to `n` of the free takes for one take script; returns how many.
-   * @param {number} n
+   * What `c` may take for: the free takes and those set aside for it.
+   * @param {import("./consumer.js").Consumer} c
    */
-  reserve(n) {
+  freeFor(c) {
+    return this.free + (this.#aside.get(c) ?? 0);
+  }
+
+  /**
+   * Reserves up to `n` takes for one take script of `c`: what was set aside for it, then free ones.
+   * @param {number} n
+   * @param {import("./consumer.js").Consumer} c
+   */
+  reserve(n, c) {
+    this.#release(c);
     const k = Math.min(n, this.free);
     this.#reserved += k;
     return k;
   }
 
-  /**
-   * A take script answered (its items handed out): what it reserved is free again.
-   * @param {number} n
-   */
-  unreserve(n) {
-    this.#reserved -= n;
-    if (n > 0 && this.free > 0) this.demand();
+  /** @param {import("./consumer.js").Consumer} c */
+  #release(c) {
+    this.#reserved -= this.#aside.get(c) ?? 0;
+    this.#aside.delete(c);
   }
 
-  /** Takes wait: the consumers are asked, the one with the earliest known head first. */
+  /**
+   * A take script of `c` answered (its items handed out) or failed: what it reserved is free again.
+   * @param {number} n
+   * @param {import("./consumer.js").Consumer} c
+   */
+  unreserve(n, c) {
+    this.#reserved -= n;
+    if (!this.answered(c) && n > 0 && this.free > 0) this.demand();
+  }
+
+  /**
+   * `c` answered a take script or failed; returns whether it was the first time.
+   * @param {import("./consumer.js").Consumer} c
+   */
+  answered(c) {
+    if (this.#answered.has(c)) return false;
+    this.#answered.add(c);
+    if (this.free > 0) this.demand(); // the last to answer: the takes may go now
+    return true;
+  }
+
+  /** Takes wait: the free ones shared by the consumers whose head is due, the earliest head first. */
   demand() {
     const by = [...this.consumers].sort((a, b) => a.head - b.head);
-    for (const c of by) c.demand();
+    const due = this.free > 0 ? by.filter((c) => c.due) : [];
+    let free = this.free;
+    const share = Math.ceil(free / Math.max(1, due.length));
+    const given = [];
+    for (const c of due) {
+      const k = Math.min(share, free);
+      if (k === 0) break;
+      free -= k;
+      this.#reserved += k;
+      this.#aside.set(c, (this.#aside.get(c) ?? 0) + k);
+      given.push(c);
+    }
+    // Each set aside before any takes: a script reserves what was set aside for it, and the rest.
+    for (const c of given) if (!c.demand()) this.#release(c);
+    for (const c of by) if (!given.includes(c)) c.demand();
   }
 }
 
@@ -420,8 +475,9 @@ export class ShardedDelayQueue extends Emitter {
     const next = await Promise.all(
       from.map(async (c, i) => {
         const page = pages[i];
-        if (!page || used[i] === 0) return c;
+        if (!page) return c;
         if (used[i] === page.items.length) return page.next ?? false;
+        if (used[i] === 0) return c;
         // Only part of that shard's page was used: its cursor after the last item used.
         const part = await this.#shards[i][kind]({ limit: used[i], after: c ?? undefined });
         return part.next ?? false;
