@@ -22,7 +22,8 @@
 //   and the slots of process() workers: `concurrency` is the slots of the whole queue), one
 //   lateness histogram. Each consumer arms for its own head; a take script takes only for the
 //   takes no other shard's script has reserved, and when takes wait and several heads are
-//   due, the consumers are asked in order of their known heads, earliest first. So within a
+//   due, the free takes go to the one whose known head is earliest (what its script leaves,
+//   to the next when it answers). So within a
 //   shard everything holds as for one queue (deadline order, FIFO ties, never early, leases);
 //   across shards, an item is handed out before an earlier one of another shard only while
 //   both are due.
@@ -125,9 +126,8 @@ export function shardOf(id, k) {
  *
  * Until every consumer has answered its first take script (or failed), none takes: the first
  * scripts only learn the heads, so that the first takes go to the earliest. Then, when takes
- * wait, the consumers whose known head is due share the free takes, the earliest head first
- * (each gets its share set aside, the earliest the rounding), and the others arm for their
- * heads.
+ * wait, the free ones are set aside for the due consumer whose known head is earliest; what
+ * its script does not use is free again when it answers, for the next.
  */
 export class Pool {
   takers = new Takers();
@@ -194,24 +194,26 @@ export class Pool {
     return true;
   }
 
-  /** Takes wait: the free ones shared by the consumers whose head is due, the earliest head first. */
+  /**
+   * Takes wait: the free ones set aside for the consumer whose known head is earliest among
+   * those that are due (the next one if it cannot take now); the others arm for their heads.
+   */
   demand() {
     const by = [...this.consumers].sort((a, b) => a.head - b.head);
-    const due = this.free > 0 ? by.filter((c) => c.due) : [];
-    let free = this.free;
-    const share = Math.ceil(free / Math.max(1, due.length));
-    const given = [];
-    for (const c of due) {
-      const k = Math.min(share, free);
-      if (k === 0) break;
-      free -= k;
-      this.#reserved += k;
-      this.#aside.set(c, (this.#aside.get(c) ?? 0) + k);
-      given.push(c);
+    let given = null;
+    for (const c of by) {
+      const free = this.free;
+      if (free === 0) break;
+      if (!c.due) continue;
+      this.#reserved += free;
+      this.#aside.set(c, (this.#aside.get(c) ?? 0) + free);
+      if (c.demand()) {
+        given = c;
+        break;
+      }
+      this.#release(c);
     }
-    // Each set aside before any takes: a script reserves what was set aside for it, and the rest.
-    for (const c of given) if (!c.demand()) this.#release(c);
-    for (const c of by) if (!given.includes(c)) c.demand();
+    for (const c of by) if (c !== given) c.demand();
   }
 }
 
