@@ -190,7 +190,7 @@ export function shardRows(runs, fmt) {
   const three = by[3];
   if (!one || !three) return [];
   const n = runs[0].n;
-  const spread = (xs) => xs.map(fmt).join(" / ");
+  const spread = (xs) => xs.map((x) => (x ? fmt(x) : "0")).join(" / ");
   return [
     `| one queue on 3 primaries, ${fmt(n)} items due at once, ${WORKERS} workers × ${CONCURRENCY}: deliveries/s with shards 1 / 3 (tarry only) | ${fmt(one.deliveriesPerSec)} / ${fmt(three.deliveriesPerSec)} | | ×${(three.deliveriesPerSec / one.deliveriesPerSec).toFixed(2)} |`,
     `| the same: commands per primary (busiest first), shards 1 → 3 | ${spread(one.commandsPerPrimary)} → ${spread(three.commandsPerPrimary)} | | |`,
