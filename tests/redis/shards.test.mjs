@@ -239,3 +239,30 @@ test("a queue opened with another number of shards refuses every call, naming sh
   await assert.rejects(three.size(), /options\.shards is 3, but the queue .* was created with shards: 1/);
   assert.equal(await single.size(), 1);
 });
+
+test("events across shards: this process's, and with observe: true every process's; the dashboard reads the merged pages", async () => {
+  const q = open();
+  const watcher = new RedisDelayQueue({ redis: client, name: q.name, shards: 3, observe: true, onerror: () => {} });
+  queues.push(watcher);
+  const ids = [idsOn(0, 3, 1, "e")[0], idsOn(1, 3, 1, "e")[0], idsOn(2, 3, 1, "e")[0]];
+  const mine = [];
+  const seen = [];
+  q.addEventListener("acked", (e) => mine.push(e.detail.id));
+  watcher.addEventListener("acked", (e) => seen.push(e.detail.id));
+  await new Promise((r) => setTimeout(r, 300)); // the observer's stream read has begun
+  const { dashboard } = await import("tarry-queue/dashboard");
+  const handler = dashboard(q);
+  await q.offerMany(ids.map((id, i) => ({ id, value: id, delayMs: 60_000 + 1000 * i })));
+  const page = await (await handler(new Request(`http://x/api/queues/${q.name}/pending?limit=2`))).json();
+  assert.deepEqual(
+    page.items.map((i) => i.id),
+    ids.slice(0, 2),
+  );
+  assert.equal(typeof page.next, "string");
+  for (const id of ids) await q.reschedule(id, 0);
+  for (let i = 0; i < 3; i++) await (await q.take({ timeout: 5000 })).ack();
+  const end = Date.now() + 5000;
+  while (seen.length < 3 && Date.now() < end) await new Promise((r) => setTimeout(r, 20));
+  assert.deepEqual(mine.sort(), [...ids].sort());
+  assert.deepEqual(seen.sort(), [...ids].sort());
+});
