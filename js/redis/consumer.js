@@ -459,7 +459,8 @@ export class Consumer {
         // The handlers that finish in this turn take again (and ack) before the next take
         // script: it takes for all of them at once.
         if (items.length) await new Promise((resolve) => setImmediate(resolve));
-        if (this.#free() > 0 && !this.#paused && this.#head <= now) this.#again = true;
+        // A shard's consumer goes again when its pool hands it the takes (js/redis/shards.js).
+        if (!this.#pool && this.#takers.size > 0 && !this.#paused && this.#head <= now) this.#again = true;
       } while (this.#again && !this.#closing);
     } catch (e) {
       if (!this.#closing) {

@@ -194,11 +194,24 @@ export class Pool {
     return true;
   }
 
-  /**
-   * Takes wait: the free ones set aside for the consumer whose known head is earliest among
-   * those that are due (the next one if it cannot take now); the others arm for their heads.
-   */
+  /** Whether a demand() is on its way (in a microtask): the takes of one turn share it. */
+  #demanding = false;
+
+  /** Takes wait (or may be taken for again): once per turn, #demand(). */
   demand() {
+    if (this.#demanding) return;
+    this.#demanding = true;
+    queueMicrotask(() => {
+      this.#demanding = false;
+      this.#demand();
+    });
+  }
+
+  /**
+   * The free takes set aside for the consumer whose known head is earliest among those that
+   * are due (the next one if it cannot take now); the others arm for their heads.
+   */
+  #demand() {
     const by = [...this.consumers].sort((a, b) => a.head - b.head);
     let given = null;
     for (const c of by) {
