@@ -107,6 +107,25 @@ test("the K tags land on K different masters (K = 3 on 3 masters)", async () => 
   assert.equal(new Set(ports).size, 3, `the shards' masters: ${ports.join(", ")}`);
 });
 
+test("each shard's tag hashes (by the cluster's own CLUSTER KEYSLOT) into its slot range, for K from 2 to 64", async () => {
+  for (const name of ["orders", "é-名前", "a:b"]) {
+    for (const k of [2, 3, 4, 7, 16, 64]) {
+      const q = new RedisDelayQueue({ redis: client, name, shards: k });
+      const tags = q.keys.shards.map((keys) => /\{(.*)\}/.exec(keys.items)[1]);
+      assert.equal(new Set(tags).size, k);
+      assert.ok(tags.includes(name), "one tag is the name itself");
+      for (const [i, tag] of tags.entries()) {
+        const slot = await client.cluster("KEYSLOT", `{${tag}}`);
+        assert.ok(
+          slot >= Math.floor((i * 16384) / k) && slot < Math.floor(((i + 1) * 16384) / k),
+          `${tag}: slot ${slot}`,
+        );
+      }
+      await q.close();
+    }
+  }
+});
+
 test("a producer and three workers on one queue over 3 masters: each item once, none early, deadline order within each shard; the load spread", async () => {
   const workers = [];
   const before = await scriptCalls();
