@@ -12,13 +12,14 @@ import http from "node:http";
 import { parseArgs } from "node:util";
 
 const USAGE = `Usage:
-  tarry-queue inspect   --redis URL --name NAME [--prefix P] [--limit N] [--json]
-  tarry-queue dashboard --redis URL --name NAME [--name NAME2 ...] [--prefix P]
+  tarry-queue inspect   --redis URL --name NAME [--prefix P] [--shards K] [--limit N] [--json]
+  tarry-queue dashboard --redis URL --name NAME [--name NAME2 ...] [--prefix P] [--shards K]
                         [--port P] [--host H] [--token T] [--values]
 
   --redis   the Redis URL (default: $REDIS_URL, else redis://127.0.0.1:6379)
   --name    the queue's name (dashboard: one --name per queue)
   --prefix  the queues' key prefix (default "tarry:")
+  --shards  the number of shards the queues were created with (default 1)
   --limit   inspect: how many of the next deadlines and dead letters to show (default 10, at most 1000)
   --json    inspect: one JSON object on stdout, for scripts
   --port    dashboard: the port (default 8080; 0 picks a free one)
@@ -32,6 +33,7 @@ const OPTIONS = /** @type {const} */ ({
   redis: { type: "string" },
   name: { type: "string", multiple: true },
   prefix: { type: "string" },
+  shards: { type: "string" },
   limit: { type: "string" },
   json: { type: "boolean" },
   port: { type: "string" },
@@ -51,7 +53,7 @@ async function main(argv) {
     throw new Usage(e.message);
   }
   const o =
-    /** @type {{ redis?: string, name?: string[], prefix?: string, limit?: string, json?: boolean, port?: string, host?: string, token?: string, values?: boolean, help?: boolean }} */ (
+    /** @type {{ redis?: string, name?: string[], prefix?: string, shards?: string, limit?: string, json?: boolean, port?: string, host?: string, token?: string, values?: boolean, help?: boolean }} */ (
       parsed.values
     );
   const positionals = parsed.positionals;
@@ -71,9 +73,16 @@ async function main(argv) {
   }
   const { RedisDelayQueue } = await import("./redis.js");
   const redis = o.redis ?? process.env.REDIS_URL ?? "redis://127.0.0.1:6379";
+  const shards = numberOf(o.shards ?? "1", "--shards", 1, 64);
   const queues = names.map(
     (name) =>
-      new RedisDelayQueue({ redis, name, ...(o.prefix !== undefined && { prefix: o.prefix }), onerror: () => {} }),
+      new RedisDelayQueue({
+        redis,
+        name,
+        shards,
+        ...(o.prefix !== undefined && { prefix: o.prefix }),
+        onerror: () => {},
+      }),
   );
   if (command === "inspect") {
     try {

@@ -44,6 +44,13 @@ export interface RedisDelayQueueOptions {
   name: string;
   /** Prepended to the queue's keys, which are `${prefix}{${name}}:...`. Default "tarry:". */
   prefix?: string;
+  /**
+   * The hash tags (so, on a Redis Cluster, the primaries) the queue's items are spread over,
+   * 1 to 64: an id always goes to the same one. Default 1, the keys under `{name}`. A queue
+   * opened with another number than it was created with refuses every call. See
+   * docs/redis.md#one-queue-over-several-shards.
+   */
+  shards?: number;
   /** Ms a delivered item stays leased to its consumer before it comes back. Default 5000. */
   visibilityTimeout?: number;
   /** Deliveries before an item goes to the dead letters. Default 5. */

@@ -55,6 +55,7 @@ import {
 import { checkScheduleId } from "./schedule/spec.js";
 import { RedisSchedules } from "./redis/schedules.js";
 import { SCRIPTS } from "./redis/scripts.js";
+import { INNER, ShardedDelayQueue } from "./redis/shards.js";
 
 export { ClosedError } from "./errors.js";
 
@@ -76,6 +77,7 @@ const PAGE = 100;
 
 /** A Redis-backed delay queue shared by every process that opens the same `name`. */
 export class RedisDelayQueue extends Emitter {
+  /** @type {import("./redis/options.js").QueueOptions} */
   #options;
   /** @type {Meters} */
   #meters;
@@ -83,14 +85,17 @@ export class RedisDelayQueue extends Emitter {
   #observer = null;
   /** @type {string[]} */
   #keys;
+  /** @type {string} */
   #channel;
+  /** @type {Connection} */
   #conn;
+  /** @type {Consumer} */
   #consumer;
   /** @type {Promise<void> | null} */
   #closing = null;
-  /** The offers made in one turn, gathered: one script per 500 items (each script atomic). */
+  /** The offers made in one turn, gathered: one script per 500 items (each script atomic). @type {import("./redis/batch.js").Batcher<Offer, Offer>} */
   #offers;
-  /** schedule(), unschedule(), schedules(), and the cron part of their chains (js/redis/schedules.js). */
+  /** schedule(), unschedule(), schedules(), and the cron part of their chains (js/redis/schedules.js). @type {RedisSchedules} */
   #schedules;
   /** Whether the server's eviction policy was read (js/redis/durability.js), or is being read. */
   #policyRead = false;
@@ -106,12 +111,21 @@ export class RedisDelayQueue extends Emitter {
    * @param {number} [opts.safetyInterval] ms between checks that cover a missed message (default 5000)
    * @param {number} [opts.clockTolerance] how far back (ms) a call may be stamped (default 1000)
    * @param {(error: unknown) => void} [opts.onerror] errors no call can report (background wake-ups, lease extension)
+   * @param {number} [opts.shards] hash tags the queue's items are spread over (default 1: js/redis/shards.js)
+   * @param {{ pool: import("./redis/shards.js").Pool }} [shard] internal: this queue is one shard of a
+   *   sharded one, its options checked already (its name the shard's tag)
    */
-  constructor(opts) {
+  // biome-ignore lint/correctness/noUnreachableSuper: a sharded queue's face is returned instead of this
+  constructor(opts, shard) {
+    const o = shard ? /** @type {import("./redis/options.js").QueueOptions} */ (opts) : queueOptions(opts);
+    if (!shard && o.shards > 1) {
+      // K > 1 is K queues behind one face (js/redis/shards.js), returned instead of this.
+      // biome-ignore lint/correctness/noConstructorReturn: see above
+      return /** @type {any} */ (new ShardedDelayQueue(o, (so, pool) => new RedisDelayQueue(so, { pool })));
+    }
     super((_type, on) => {
       if (on) this.#observer?.start();
     });
-    const o = queueOptions(opts);
     const observe = o.observe;
     this.#options = o;
     const { list, channel } = keysOf(o.prefix, o.name);
@@ -120,13 +134,15 @@ export class RedisDelayQueue extends Emitter {
     this.#conn = new Connection(o.redis, list, channel, o);
     this.#schedules = new RedisSchedules(this.#conn, channel);
     const tell = observe ? () => {} : (type, detail) => this.#tell(type, detail);
-    this.#consumer = new Consumer(this.#conn, o, channel, tell, this.#schedules, () => this.#vanished());
+    const vanished = () => this.#vanished();
+    this.#consumer = new Consumer(this.#conn, o, channel, tell, this.#schedules, vanished, shard?.pool);
     this.#meters = new Meters("redis", o.name, () => this.#counts());
     if (observe)
       this.#observer = new Observer(this.#conn, list, (type, detail) => this.#tell(type, () => detail), o.onerror);
     this.#offers = this.#conn.batcher(SCRIPTS.offer, OFFER_BATCH, (/** @type {Offer[]} */ items) =>
       this.#sendOffers(items),
     );
+    if (shard) INNER.set(this, this.#inner());
   }
 
   /** The queue's keys (all under one hash tag) and its pub/sub channel. */
@@ -174,9 +190,7 @@ export class RedisDelayQueue extends Emitter {
    * @returns {Promise<string>}
    */
   async offer(value, delayMs, opts) {
-    const at = moment();
-    const ms = checkDelay(delayMs, "delayMs");
-    const item = this.#item(value, "value", opts, "options", "offer()", "d", ms, at);
+    const item = this.#checkOffer(value, delayMs, opts, moment());
     this.#open();
     await this.#offers.add([item]);
     return item.id;
@@ -190,9 +204,7 @@ export class RedisDelayQueue extends Emitter {
    * @returns {Promise<string>}
    */
   async offerAt(value, deadline, opts) {
-    const at = moment();
-    const ms = checkDeadline(deadline, "deadline");
-    const item = this.#item(value, "value", opts, "options", "offerAt()", "a", ms, at);
+    const item = this.#checkOfferAt(value, deadline, opts, moment());
     this.#open();
     await this.#offers.add([item]);
     return item.id;
@@ -207,10 +219,46 @@ export class RedisDelayQueue extends Emitter {
    * @returns {Promise<string[]>}
    */
   async offerMany(items) {
-    const at = moment();
+    const checked = this.#checkMany(items, moment());
+    this.#open();
+    await this.#offers.add(checked);
+    return checked.map((it) => it.id);
+  }
+
+  /**
+   * offer()'s arguments, checked.
+   * @param {unknown} value
+   * @param {unknown} delayMs
+   * @param {unknown} opts
+   * @param {import("./redis/clock.js").Moment} at
+   */
+  #checkOffer(value, delayMs, opts, at) {
+    const ms = checkDelay(delayMs, "delayMs");
+    return this.#item(value, "value", opts, "options", "offer()", "d", ms, at);
+  }
+
+  /**
+   * offerAt()'s arguments, checked.
+   * @param {unknown} value
+   * @param {unknown} deadline
+   * @param {unknown} opts
+   * @param {import("./redis/clock.js").Moment} at
+   */
+  #checkOfferAt(value, deadline, opts, at) {
+    const ms = checkDeadline(deadline, "deadline");
+    return this.#item(value, "value", opts, "options", "offerAt()", "a", ms, at);
+  }
+
+  /**
+   * offerMany()'s items, checked, every one before anything is sent.
+   * @param {unknown} items
+   * @param {import("./redis/clock.js").Moment} at
+   * @returns {Offer[]}
+   */
+  #checkMany(items, at) {
     if (isRevoked(items) || !Array.isArray(items))
       throw new TypeError(`items must be an array, got ${describe(items)}`);
-    const checked = items.map((it, i) => {
+    return items.map((it, i) => {
       const where = `items[${i}]`;
       if (it === null || typeof it !== "object" || isRevoked(it))
         throw new TypeError(`${where} must be an object, got ${describe(it)}`);
@@ -224,9 +272,22 @@ export class RedisDelayQueue extends Emitter {
       const opts = { id: o.id, ifExists: o.ifExists };
       return this.#item(o.value, `${where}.value`, opts, where, "offerMany()", timing[0], timing[1], at);
     });
-    this.#open();
-    await this.#offers.add(checked);
-    return checked.map((it) => it.id);
+  }
+
+  /** What a sharded queue (js/redis/shards.js) asks of each of its shards beyond the public calls. */
+  #inner() {
+    return {
+      checkOffer: this.#checkOffer.bind(this),
+      checkOfferAt: this.#checkOfferAt.bind(this),
+      checkMany: this.#checkMany.bind(this),
+      /** @param {Offer[]} items checked */
+      send: (items) => {
+        this.#open();
+        return this.#offers.add(items);
+      },
+      consumer: this.#consumer,
+      report: (/** @type {unknown} */ e) => this.#conn.report(e),
+    };
   }
 
   /**
@@ -633,3 +694,6 @@ export class RedisDelayQueue extends Emitter {
     });
   }
 }
+
+// A sharded queue is one (js/redis/shards.js): it has every method of the class, over its shards.
+Object.setPrototypeOf(ShardedDelayQueue.prototype, RedisDelayQueue.prototype);

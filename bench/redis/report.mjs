@@ -3,6 +3,8 @@
 // each target met or not. bench/redis/run.mjs writes both after a run; `node
 // bench/redis/run.mjs --render` writes the page again from the JSON.
 
+import { shardRows } from "./shards.mjs";
+
 const median = (xs) => {
   const s = xs.filter((x) => Number.isFinite(x)).sort((a, b) => a - b);
   if (!s.length) return null;
@@ -127,6 +129,7 @@ export function summarise({ meta, results }) {
     );
 
   const scheduleTargets = results.schedules ? scheduleRows(results.schedules, add, summary) : [];
+  for (const row of results.shards ? shardRows(results.shards, fmt) : []) add(row); // bench/redis/shards.mjs
 
   const p99s = WORKERS.map((w) => summary[`spread ${w}`].tarry);
   const targets = [

@@ -26,6 +26,7 @@ import { fileURLToPath } from "node:url";
 import { startRedis } from "../../tests/redis/redis-server.mjs";
 import { render, summarise } from "./report.mjs";
 import { runSchedules } from "./schedules.mjs";
+import { runShards } from "./shards.mjs";
 
 const here = (p) => fileURLToPath(new URL(p, import.meta.url));
 const argv = process.argv.slice(2);
@@ -315,6 +316,9 @@ results.schedules = await runSchedules({
 });
 load.push(os.loadavg()[0]);
 await redis.stop();
+// One queue over three primaries, shards 1 and 3 (bench/redis/shards.mjs, on a cluster of its own).
+if (!schedulesOnly)
+  results.shards = await runShards({ rounds, log: (r) => log(`shards ${r.shards}: ${r.deliveriesPerSec}/s`) });
 
 // --- the page ------------------------------------------------------------------------------
 

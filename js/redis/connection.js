@@ -63,6 +63,7 @@ import {
   noReply,
   refusedByAcl,
   selectFailed,
+  shardsRefused,
 } from "./errors.js";
 import { SCRIPTS } from "./scripts.js";
 
@@ -95,6 +96,8 @@ export class Connection {
   #keys;
   #channel;
   #where;
+  /** The number of shards the probe checks the queue was created with, or 0 (js/redis/shards.js). */
+  #shards;
   #onerror;
   #commandTimeout;
   /** @type {Client | null} */
@@ -180,9 +183,11 @@ export class Connection {
    * @param {string | object} redis a URL, ioredis options, or a client (then used, not owned)
    * @param {string[]} keys the queue's keys, every script's KEYS
    * @param {string} channel the queue's head channel
-   * @param {{ prefix: string, onerror: (error: unknown) => void, commandTimeout: number }} options
+   * @param {{ prefix: string, onerror: (error: unknown) => void, commandTimeout: number, shards: number }} options
+   *   (`shards`: what the probe checks the queue was created with; 0 for a shard that does not keep it)
    */
-  constructor(redis, keys, channel, { prefix, onerror, commandTimeout }) {
+  constructor(redis, keys, channel, { prefix, onerror, commandTimeout, shards }) {
+    this.#shards = shards;
     this.#redis = redis;
     this.#keys = keys;
     this.#channel = channel;
@@ -427,9 +432,10 @@ export class Connection {
     if (this.#probing || this.#unsent === this.#line.length) return;
     this.#probing = true;
     const probe = SCRIPTS.probe;
-    this.#eval(probe, probe.argv({ channel: this.#channel }))
+    this.#eval(probe, probe.argv({ channel: this.#channel, shards: this.#shards }))
       .then((reply) => {
-        const refused = refusedByAcl(probe.reply(reply), this.#where);
+        const found = probe.reply(reply);
+        const refused = shardsRefused(found, this.#where, this.#shards) ?? refusedByAcl(found, this.#where);
         if (refused) throw refused;
         this.#probed = true;
         this.#probeRefused = null;

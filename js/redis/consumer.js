@@ -35,6 +35,14 @@
 // again and their acks gathered: a burst costs one take and one ack script per free slots.
 //
 // Costs: a take or a delivery O(1); arming the timer O(takes waiting with a timeout).
+//
+// Shards (js/redis/shards.js): the consumers of the K shards of one queue share a `pool`: one
+// line of waiting takes and one lateness histogram. A take script takes only for the takes no
+// other shard's script has reserved (pool.reserve), so a burst over K shards leases what the
+// free slots can run, not K times that; a consumer whose head is due but finds every take
+// reserved waits (unarmed for its head) until the pool hands it demand again. Its hooks: head,
+// due, leases, demand(); it tells the pool of every take script's answer (pool.unreserve) and
+// of every failure (pool.answered).
 
 import { randomBytes } from "node:crypto";
 import { setImmediate } from "node:timers";
@@ -70,8 +78,10 @@ export class Consumer {
   #paused = false;
   #vanished;
   #timer = new Timer({ now: localNow }, true, () => this.#fire());
-  /** Waiting takes, in call order. */
-  #takers = new Takers();
+  /** Waiting takes, in call order (shared by the shards of a queue: js/redis/shards.js). */
+  #takers;
+  /** @type {import("./shards.js").Pool | undefined} the shards' shared takes, or none */
+  #pool;
   /** @type {Promise<void> | null} subscribing and the first wake; null until a take waits */
   #consuming = null;
   #head = Number.POSITIVE_INFINITY; // earliest pending deadline known (server ms)
@@ -95,7 +105,7 @@ export class Consumer {
   /** What hears the head channel: messages, and the subscriber's reconnections (when messages may have been missed). */
   #listener = { onMessage: (/** @type {string} */ m) => this.#message(m), onReady: () => this.#wake() };
   #counters = { wakes: 0, earlyWakes: 0, messages: 0, delivered: 0, redelivered: 0, released: 0 };
-  #lateness = new Lateness();
+  #lateness;
   /** The acks made in one turn, gathered: one script per 500. @type {import("./batch.js").Batcher<[string, string], boolean>} */
   #acks;
 
@@ -106,8 +116,12 @@ export class Consumer {
    * @param {(type: string, detail: () => object) => void} tell an event of this process (its detail made only when heard)
    * @param {{ advance(needs: import("./schedules.js").Need[]): Promise<number> }} schedules what computes cron schedules' occurrences
    * @param {() => void} vanished a script found the queue's sequence counter gone (js/redis/durability.js)
+   * @param {import("./shards.js").Pool} [pool] the takes shared with the other shards of the queue
    */
-  constructor(conn, options, channel, tell, schedules, vanished) {
+  constructor(conn, options, channel, tell, schedules, vanished, pool) {
+    this.#pool = pool;
+    this.#takers = pool?.takers ?? new Takers();
+    this.#lateness = pool?.lateness ?? new Lateness();
     this.#conn = conn;
     this.#options = options;
     this.#channel = channel;
@@ -187,8 +201,40 @@ export class Consumer {
         signal.addEventListener("abort", taker.onAbort, { once: true });
       }
       this.#takers.push(taker);
-      this.#demand();
+      if (this.#pool) this.#pool.demand();
+      else this.#demand();
     });
+  }
+
+  // --- the hooks of a shard (js/redis/shards.js) -----------------------------------------
+
+  /** The earliest pending deadline known (server ms), Infinity while paused or unknown. */
+  get head() {
+    return this.#paused ? Number.POSITIVE_INFINITY : this.#head;
+  }
+
+  /** The leases of running handlers (a sharded queue's workers hold each job's on its own shard). */
+  get leases() {
+    return this.#leases;
+  }
+
+  /** Whether its known head is due and it may take (by the server's clock as this process knows it). */
+  get due() {
+    return this.#consuming !== null && !this.#paused && this.#head <= this.#conn.clock.serverNow();
+  }
+
+  /**
+   * Takes wait in the shared line: start consuming, take what is due, or arm for the head.
+   * Returns whether a take script will run for them (now, or next in the running wake).
+   */
+  demand() {
+    if (this.#takers.size === 0 || this.#closing) return false;
+    return this.#demand();
+  }
+
+  /** Waiting takes that no take script of another shard has reserved (or set aside for it). */
+  #free() {
+    return this.#pool ? this.#pool.freeFor(this) : this.#takers.size;
   }
 
   /**
@@ -280,11 +326,15 @@ export class Consumer {
       this.#restartAt = Number.POSITIVE_INFINITY;
       this.#consuming = this.#startConsuming();
       this.#consuming.catch((e) => this.#failed(e));
-      return;
+      return false;
     }
-    if (this.#lastCheck === Number.NEGATIVE_INFINITY) return; // the first wake is on its way
-    if (!this.#paused && this.#head <= this.#conn.clock.serverNow()) this.#wake();
-    else this.#arm();
+    if (this.#lastCheck === Number.NEGATIVE_INFINITY) return false; // the first wake is on its way
+    if (!this.#paused && this.#free() > 0 && this.#head <= this.#conn.clock.serverNow()) {
+      this.#wake();
+      return !this.#closing;
+    }
+    this.#arm();
+    return false;
   }
 
   async #startConsuming() {
@@ -319,7 +369,7 @@ export class Consumer {
       // What needs Redis waits out a back-off after a failure; a running wake re-arms when done.
       const clock = this.#conn.clock;
       let redis = Math.min(this.#lastCheck + this.#options.safetyInterval, clock.localAt(this.#leaseHead));
-      if (this.#takers.size > 0 && !this.#paused) redis = Math.min(redis, clock.localAt(this.#head));
+      if (this.#free() > 0 && !this.#paused) redis = Math.min(redis, clock.localAt(this.#head));
       at = Math.min(at, Math.max(redis, this.#retryAt));
     }
     this.#timer.set(at);
@@ -345,7 +395,7 @@ export class Consumer {
     }
     if (!this.#waking && !this.#closing && now >= this.#retryAt) {
       const server = this.#conn.clock.serverNow(now);
-      const due = this.#takers.size > 0 && !this.#paused && this.#head <= server;
+      const due = this.#free() > 0 && !this.#paused && this.#head <= server;
       if (due || this.#leaseHead <= server || now >= this.#lastCheck + this.#options.safetyInterval) {
         this.#wake();
         return;
@@ -376,14 +426,19 @@ export class Consumer {
         this.#again = false;
         this.#counters.wakes++;
         const { visibilityTimeout: visibility, maxAttempts } = this.#options;
-        const count = Math.min(this.#takers.size, TAKE_BATCH);
+        const wanted = Math.min(this.#takers.size, TAKE_BATCH);
+        const count = this.#pool ? this.#pool.reserve(wanted, this) : wanted;
         const token = randomBytes(8).toString("hex");
         const params = { channel: this.#channel, count, visibility, maxAttempts, reclaim: RECLAIM_BATCH, token };
         this.#heard = Number.POSITIVE_INFINITY;
-        const { now, head, leaseHead, paused, reclaimed, needs, skipped, vanished, items } = await this.#conn.run(
-          SCRIPTS.take,
-          params,
-        );
+        let reply;
+        try {
+          reply = await this.#conn.run(SCRIPTS.take, params);
+        } catch (e) {
+          this.#pool?.unreserve(count, this);
+          throw e;
+        }
+        const { now, head, leaseHead, paused, reclaimed, needs, skipped, vanished, items } = reply;
         if (vanished) this.#vanished();
         this.#failures = 0;
         this.#retryAt = 0;
@@ -396,6 +451,7 @@ export class Consumer {
           else this.#tell("redelivered", () => ({ id, attempt }));
         }
         const back = this.#deliver(items, now);
+        this.#pool?.unreserve(count, this); // the takes it did not serve: another shard may take for them
         for (const { schedule, due } of skipped) this.#tell("skipped", () => ({ schedule, due, reason: "overlap" }));
         // Cron schedules whose next occurrence the script could not compute: this process does.
         if (needs.length > 0) this.#head = Math.min(this.#head, await this.#schedules.advance(needs));
@@ -403,7 +459,8 @@ export class Consumer {
         // The handlers that finish in this turn take again (and ack) before the next take
         // script: it takes for all of them at once.
         if (items.length) await new Promise((resolve) => setImmediate(resolve));
-        if (this.#takers.size > 0 && !this.#paused && this.#head <= now) this.#again = true;
+        // A shard's consumer goes again when its pool hands it the takes (js/redis/shards.js).
+        if (!this.#pool && this.#takers.size > 0 && !this.#paused && this.#head <= now) this.#again = true;
       } while (this.#again && !this.#closing);
     } catch (e) {
       if (!this.#closing) {
@@ -422,6 +479,7 @@ export class Consumer {
    * @param {unknown} e
    */
   #failed(e) {
+    this.#pool?.answered(this);
     this.#failures++;
     this.#retryAt = localNow() + Math.min(this.#options.safetyInterval, 50 * 2 ** Math.min(this.#failures, 10));
     if (this.#closing) return;

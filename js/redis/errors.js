@@ -121,6 +121,24 @@ export function refusedByAcl(found, where) {
 }
 
 /**
+ * The probe found the queue created with another number of shards than it is opened with
+ * (js/redis/shards.js): its items would be looked for under other hash tags.
+ * @param {{ what: string, error: string }[]} found the probe's reply
+ * @param {Where} where
+ * @param {number} shards what the queue is opened with
+ */
+export function shardsRefused(found, where, shards) {
+  const kept = found.find((r) => r.what === "shards");
+  if (!kept) return null;
+  const meta = where.keys[6];
+  return lasting(
+    new RangeError(
+      `tarry-queue/redis: options.shards is ${shards}, but the queue (${meta}) was created with shards: ${kept.error}; open it with shards: ${kept.error} (changing the number of shards of a queue means moving its items to a new queue)`,
+    ),
+  );
+}
+
+/**
  * A call that found no connection within `ms`.
  * @param {number} ms
  * @param {Where} where

@@ -15,6 +15,8 @@ export const JSON_RULES = { omitUndefined: false, maxDepth: 1000 };
 const MAX_TIME = 8.64e15;
 /** What `ifExists` may be; the first is the default. */
 export const IF_EXISTS = /** @type {const} */ (["replace", "keep", "extend"]);
+/** The most hash tags one queue may be spread over (`shards`: js/redis/shards.js). */
+export const MAX_SHARDS = 64;
 /** A page of dead letters holds at most this many. */
 export const MAX_PAGE = 1000;
 
@@ -29,6 +31,7 @@ const QUEUE_OPTIONS = [
   "commandTimeout",
   "observe",
   "waitForReplicas",
+  "shards",
   "onerror",
 ];
 
@@ -47,6 +50,8 @@ const QUEUE_OPTIONS = [
  *   offer before it resolves, and how long (ms) to wait for them; null: resolve once the primary has it
  * @property {(error: unknown) => void} onerror errors no call can report
  * @property {boolean} observe whether the queue's events are those of every process (js/redis/observer.js)
+ * @property {number} shards the hash tags its items are spread over (js/redis/shards.js); for one
+ *   shard of a sharded queue, the number its probe checks the queue was created with, or 0 for none
  */
 
 /**
@@ -104,7 +109,16 @@ export function queueOptions(opts) {
     waitForReplicas: replicasOption(o.waitForReplicas, redis, commandTimeout),
     onerror: o.onerror ?? ((/** @type {unknown} */ e) => console.error("tarry-queue/redis:", e)),
     observe: observeOption(o.observe),
+    shards: shardsOption(o.shards),
   };
+}
+
+/** @param {unknown} shards */
+function shardsOption(shards = 1) {
+  if (typeof shards !== "number") throw new TypeError(`options.shards must be a number, got ${describe(shards)}`);
+  if (!Number.isInteger(shards) || shards < 1 || shards > MAX_SHARDS)
+    throw new RangeError(`options.shards must be a whole number from 1 to ${MAX_SHARDS}, got ${describe(shards)}`);
+  return shards;
 }
 
 /** @param {unknown} observe */

@@ -289,8 +289,8 @@ export const SCRIPTS = {
 
   probe: script(
     "probe",
-    /** @param {{ channel: string }} p */
-    ({ channel }) => [channel],
+    /** @param {{ channel: string, shards: number }} p */
+    ({ channel, shards }) => [channel, String(shards)],
     (reply) => {
       /** @type {{ what: string, error: string }[]} */
       const refused = [];

@@ -120,3 +120,23 @@ test("bad arguments: a message naming them and exit code 2", async () => {
   const { stdout } = await run(process.execPath, [cli, "--help"]);
   assert.match(stdout, /^Usage:/);
 });
+
+test("inspect --shards K: a queue over several shards, read across them; the wrong K refused, naming shards", async () => {
+  const sharded = new RedisDelayQueue({ redis: server.url, name: "spread", shards: 3 });
+  try {
+    const t = Date.now() + HOUR;
+    await sharded.offerMany(["a", "b", "c", "d"].map((id, i) => ({ id, value: id, deadline: t + 1000 * (4 - i) })));
+    const spread = (...args) =>
+      run(process.execPath, [cli, "inspect", "--redis", server.url, "--name", "spread", ...args]);
+    const r = JSON.parse((await spread("--shards", "3", "--json")).stdout);
+    assert.deepEqual(r.counts, { pending: 4, inFlight: 0, dead: 0 });
+    assert.deepEqual(
+      r.next.map((i) => i.id),
+      ["d", "c", "b", "a"],
+    );
+    await assert.rejects(spread("--json"), (e) => /shards/.test(e.stderr));
+    await assert.rejects(spread("--shards", "0"), (e) => /--shards must be a whole number from 1 to 64/.test(e.stderr));
+  } finally {
+    await sharded.close();
+  }
+});

@@ -70,9 +70,10 @@ export function allDelivered(want, workers) {
  * The checks of a run: nothing lost, nothing early (by the producer's clock before its call,
  * and by the server's deadline), cancelled items never delivered, replaced ones only in their
  * new version; with `exactlyOnce`, each delivered once (attempt 1), acked once, and each
- * worker's deliveries per queue in deadline order. Returns lateness figures (ms).
+ * worker's deliveries per queue in deadline order (per `orderOf(name, id)`: the queue, or for
+ * a queue over several shards its shard). Returns lateness figures (ms).
  */
-export function check(produced, workers, { exactlyOnce, cancelled = produced.cancelled }) {
+export function check(produced, workers, { exactlyOnce, cancelled = produced.cancelled, orderOf = (name) => name }) {
   const want = expected(produced);
   const deliveries = new Map();
   const lateness = [];
@@ -95,11 +96,12 @@ export function check(produced, workers, { exactlyOnce, cancelled = produced.can
       deliveries.set(k, (deliveries.get(k) ?? 0) + 1);
       if (exactlyOnce) {
         assert.equal(attempt, 1, `${name}/${id} was delivered as attempt ${attempt} in a run without faults`);
+        const order = orderOf(name, id);
         assert.ok(
-          deadline >= (last.get(name) ?? 0),
-          `worker ${wi} got ${name}/${id} (deadline ${deadline}) after an item due later (${last.get(name)})`,
+          deadline >= (last.get(order) ?? 0),
+          `worker ${wi} got ${name}/${id} (deadline ${deadline}) after an item due later (${last.get(order)}) of ${order}`,
         );
-        last.set(name, deadline);
+        last.set(order, deadline);
       }
     }
   }
@@ -123,8 +125,9 @@ export function check(produced, workers, { exactlyOnce, cancelled = produced.can
  * queues in `base.names` while a producer offers `count` items to each, due in 1-5 s, plus 300
  * with cancels, reschedules and replacements. Checks it exactly (exactlyOnce) and returns the
  * lateness figures. `workers` receives the processes, for the caller to kill afterwards.
+ * `orderOf`: what each worker's deliveries are in deadline order within (check()).
  */
-export async function correctnessRun(base, count, workers) {
+export async function correctnessRun(base, count, workers, orderOf = undefined) {
   workers.push(startWorker({ ...base, mode: "take" }), startWorker({ ...base, mode: "take" }));
   workers.push(startWorker({ ...base, mode: "process" }));
   await Promise.all(workers.map((w) => w.ready));
@@ -134,7 +137,7 @@ export async function correctnessRun(base, count, workers) {
   // Anything delivered twice, or a cancelled item, would show up in this second.
   await new Promise((r) => setTimeout(r, 1000));
   await Promise.all(workers.map((w) => w.stop()));
-  const figures = check(produced, workers, { exactlyOnce: true });
+  const figures = check(produced, workers, { exactlyOnce: true, orderOf });
   if (figures.p50 > 1000) throw new Error(`median lateness ${figures.p50} ms: the wake-ups are not working`);
   return figures;
 }

@@ -2,7 +2,7 @@
 // reports, for each offer that resolved, the earliest time (Date.now() before the call + the
 // delay) its item may come out.
 //
-// argv[2]: JSON { url | cluster, names, count (per queue), minDelay, maxDelay, paceMs, edits }
+// argv[2]: JSON { url | cluster, names, count (per queue), minDelay, maxDelay, paceMs, edits, shards }
 // Items are offered by offerMany() in batches of 250 and by single offer() calls, 64 at a time,
 // spread over paceMs. With edits, each queue also gets 300 items due in 3.5-4.5 s, of which 100
 // are cancelled, 100 rescheduled to 1 s from the reschedule, and 100 replaced by a new offer
@@ -15,7 +15,7 @@ import { setTimeout as sleep } from "node:timers/promises";
 const cfg = JSON.parse(process.argv[2]);
 const redis = cfg.cluster ? new Cluster(cfg.cluster, { enableAutoPipelining: true }) : cfg.url;
 let failed = 0;
-const queues = cfg.names.map((name) => new RedisDelayQueue({ redis, name, onerror: () => {} }));
+const queues = cfg.names.map((name) => new RedisDelayQueue({ redis, name, shards: cfg.shards, onerror: () => {} }));
 const delay = () => cfg.minDelay + Math.floor(Math.random() * (cfg.maxDelay - cfg.minDelay));
 const offered = []; // [name, id, notBefore, version]
 const cancelled = [];

@@ -4,6 +4,10 @@ import { ClosedError, type DeadLetter, RedisDelayQueue, type RedisJob } from "..
 
 type Order = { orderId: number };
 const queue = new RedisDelayQueue<Order>({ redis: "redis://127.0.0.1:6379", name: "orders", maxAttempts: 5 });
+const spread = new RedisDelayQueue<Order>({ redis: "redis://127.0.0.1:6379", name: "orders-spread", shards: 3 });
+void spread;
+// @ts-expect-error: shards is a number
+new RedisDelayQueue({ name: "orders", shards: "3" });
 const id: string = await queue.offer({ orderId: 42 }, 30 * 60_000, { id: "order-42" });
 await queue.offerAt({ orderId: 43 }, new Date(Date.now() + 1000), { id, ifExists: "keep" });
 const ids: string[] = await queue.offerMany([

@@ -3,7 +3,7 @@
 // deadline, attempt, value, schedule].
 //
 // argv[2]: JSON { url | cluster (seed nodes), names, mode, concurrency, visibilityTimeout,
-//   maxAttempts, safetyInterval }
+//   maxAttempts, safetyInterval, shards }
 // mode "take": take() loops that ack each job (and report whether the ack held);
 // "process": process() with a handler that returns at once; "hold": process() with a handler
 // that never returns (its leases are extended until the process dies); "slow": process() with a
@@ -23,6 +23,7 @@ const queues = cfg.names.map(
       visibilityTimeout: cfg.visibilityTimeout ?? 5000,
       maxAttempts: cfg.maxAttempts ?? 5,
       safetyInterval: cfg.safetyInterval ?? 5000,
+      shards: cfg.shards,
       onerror: () => errors++,
     }),
 );

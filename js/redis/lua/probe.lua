@@ -3,8 +3,11 @@
   message consumers ignore). A connection runs it before its first call; a key or command
   permission missing for EVAL itself makes Redis refuse the probe.
   KEYS: the queue's keys (includes/keys.lua)
-  ARGV: channel
-  Reply: per refusal: what was refused (a command's name, or 'channel'), and Redis's error
+  ARGV: channel, shards (the number of shards the queue is opened with, on the shard that keeps
+    it: the one whose tag is the queue's name; '0' on the others: js/redis/shards.js)
+  Reply: per refusal: what was refused (a command's name, or 'channel'), and Redis's error; or
+    'shards' and the number of shards the queue was created with, when it is not ARGV[2]. The
+    one write: a sharded queue's first probe records its number of shards in meta.
 ]]
 --- @include "keys"
 
@@ -30,4 +33,23 @@ try('zrank', 'ZRANK', dead, '')
 try('zscore', 'ZSCORE', dead, '')
 try('zcard', 'ZCARD', dead)
 try('channel', 'PUBLISH', ARGV[1], 'probe')
+
+-- The number of shards: none recorded is one (a queue made before sharding, or with one shard).
+local shards = ARGV[2]
+if shards ~= '0' and #out == 0 then
+  local kept = redis.call('HGET', meta, 'shards')
+  if not kept and shards ~= '1' then
+    if redis.call('EXISTS', seqkey, items, pending, leased, dead) > 0 then
+      kept = '1'
+    else
+      redis.call('HSET', meta, 'shards', shards)
+      kept = shards
+    end
+  end
+  kept = kept or '1'
+  if kept ~= shards then
+    out[#out + 1] = 'shards'
+    out[#out + 1] = kept
+  end
+end
 return out
