@@ -16,6 +16,9 @@
 //     Date.now() as the handler began). A case makes no more than n deliveries due meanwhile.
 //   state(queue) → everything the engine holds for the queue, to compare before and after
 //   unstorable: [[label, value, path]]: values it cannot hold, and the path its TypeError names
+//   tied(name) → an id for `name` in the scope where equal deadlines come out first in, first
+//     out: the name itself on most engines; on a queue over several shards, the name with a
+//     suffix that puts it on the first shard (FIFO among ties holds within a shard)
 //
 // Time is real (Redis decides it with its own clock): delays are tens of ms, orders rest on
 // deadlines set apart, and "never early" is checked for every delivery.
@@ -370,14 +373,14 @@ test("reschedule: a new delay from the call, true if it was pending; false for n
 test("deadline order across offer, offerAt and offerMany; FIFO among equal deadlines; never early", async (e) => {
   const q = await e.open();
   const t = Date.now() + 150;
-  await q.offerAt("tie 1", t);
+  await q.offerAt("tie 1", t, { id: e.tied("tie 1") });
   await q.offerMany([
-    { value: "tie 2", deadline: t },
+    { value: "tie 2", deadline: t, id: e.tied("tie 2") },
     { value: "first", deadline: t - 100 },
-    { value: "tie 3", deadline: new Date(t) },
+    { value: "tie 3", deadline: new Date(t), id: e.tied("tie 3") },
   ]);
   await q.offer("last", t + 60 - Date.now());
-  await q.offerAt("tie 4", new Date(t));
+  await q.offerAt("tie 4", new Date(t), { id: e.tied("tie 4") });
   const got = await consume(e, q, 6);
   assert.deepEqual(values(got), ["first", "tie 1", "tie 2", "tie 3", "tie 4", "last"]);
   assert.deepEqual(
@@ -729,11 +732,11 @@ test("pending(): { items, next } pages in deadline order, FIFO among ties; a cur
   const q = await e.open();
   const t = Date.now() + HOUR;
   const offers = [];
-  for (let i = 0; i < 7; i++) offers.push({ value: i, deadline: t + 1000 * Math.floor(i / 2), id: `i${i}` });
+  for (let i = 0; i < 7; i++) offers.push({ value: i, deadline: t + 1000 * Math.floor(i / 2), id: e.tied(`i${i}`) });
   await q.offerMany([...offers].reverse().sort((a, b) => a.deadline - b.deadline));
   const all = await q.pending();
   assert.equal(all.next, undefined);
-  const expected = ["i1", "i0", "i3", "i2", "i5", "i4", "i6"]; // offered in reverse within each deadline
+  const expected = ["i1", "i0", "i3", "i2", "i5", "i4", "i6"].map(e.tied); // offered in reverse within each deadline
   assert.deepEqual(
     all.items.map((x) => x.id),
     expected,
@@ -745,8 +748,8 @@ test("pending(): { items, next } pages in deadline order, FIFO among ties; a cur
     expected.slice(0, 3),
   );
   assert.equal(typeof first.next, "string");
-  assert.equal(await q.cancel("i3"), true, "the item the cursor names leaves");
-  await q.offerAt("before the cursor", t + 500, { id: "new" });
+  assert.equal(await q.cancel(e.tied("i3")), true, "the item the cursor names leaves");
+  await q.offerAt("before the cursor", t + 500, { id: e.tied("new") });
   const pages = [];
   let after = first.next;
   while (after !== undefined) {
@@ -754,10 +757,7 @@ test("pending(): { items, next } pages in deadline order, FIFO among ties; a cur
     pages.push(page.items.map((x) => x.id));
     after = page.next;
   }
-  assert.deepEqual(pages, [
-    ["i2", "i5"],
-    ["i4", "i6"],
-  ]);
+  assert.deepEqual(pages, [["i2", "i5"].map(e.tied), ["i4", "i6"].map(e.tied)]);
   assert.deepEqual((await q.pending({ limit: 1 })).items[0].value, 1);
   await q.offer("due", 0, { id: "due" });
   assert.equal((await q.pending({ limit: 1 })).items[0].id, "due", "a due item comes first");

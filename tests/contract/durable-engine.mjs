@@ -64,6 +64,7 @@ export class DurableHost {
         stored: await this.#state(),
       }),
       unstorable,
+      tied: (name) => name,
     };
   }
 

@@ -12,21 +12,19 @@ export { cases };
 /**
  * @param {(c: { name: string }) => Promise<{ run: () => Promise<void>, dispose: () => Promise<void> }>} start
  *   a fresh engine for case `c`: `run()` runs the case against it, `dispose()` cleans up.
- * @param {{ expectedFailures?: Record<string, { why: string, error: RegExp }>, leftOut?: Record<string, string>, notPromised?: Record<string, string> }} [lists]
+ * @param {{ expectedFailures?: Record<string, { why: string, error: RegExp }>, leftOut?: Record<string, string> }} [lists]
  *   expectedFailures: cases that must still fail, and why; leftOut: cases not run, and why
- *   (a method the engine does not have yet: the runner checks that it still lacks it);
- *   notPromised: cases not run because the engine, so configured, documents a weaker promise
- *   (and why: where the docs say so, and which test checks what it does promise).
+ *   (a method the engine does not have yet: the runner checks that it still lacks it).
  */
-export function register(start, { expectedFailures = {}, leftOut = {}, notPromised = {} } = {}) {
+export function register(start, { expectedFailures = {}, leftOut = {} } = {}) {
   const names = new Set(cases.map((c) => c.name));
   test("the runner's lists name cases of the contract", () => {
-    for (const name of [...Object.keys(expectedFailures), ...Object.keys(leftOut), ...Object.keys(notPromised)]) {
+    for (const name of [...Object.keys(expectedFailures), ...Object.keys(leftOut)]) {
       assert.ok(names.has(name), `no case is named ${JSON.stringify(name)}`);
     }
   });
   for (const c of cases) {
-    if (Object.hasOwn(leftOut, c.name) || Object.hasOwn(notPromised, c.name)) continue;
+    if (Object.hasOwn(leftOut, c.name)) continue;
     const expected = Object.hasOwn(expectedFailures, c.name) ? expectedFailures[c.name] : undefined;
     const title = expected === undefined ? c.name : `${c.name} [expected to fail: ${expected.why}]`;
     test(title, async (t) => {
