@@ -29,7 +29,7 @@
 // as the queue is open (the queue bounds each call itself: js/redis/connection.js). Options
 // given as an object override them.
 
-import { Timer } from "../timer.js";
+import { Alarm } from "./alarms.js";
 import { localNow, moment, ServerClock, TIGHT_MS } from "./clock.js";
 
 /**
@@ -231,7 +231,7 @@ export class Hub {
   /** @type {Client} */
   #client;
   /** Reading TIME to tighten the clock: its timer (never holding the process open), the wait before the next, one at a time. */
-  #tightenTimer = new Timer({ now: localNow }, false, () => this.#readTime());
+  #tightenTimer = new Alarm(false, () => this.#readTime());
   #tightenWait = TIGHTEN_FIRST;
   #timing = false;
   /** @type {Set<Member>} */

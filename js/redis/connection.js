@@ -31,9 +31,10 @@
 // - Bounded. Every call settles within `commandTimeout` ms of being made: a call still waiting
 //   for a connection then rejects, never sent, with the last connection error as its cause; a
 //   call sent and not answered rejects saying it may or may not have been applied; a call
-//   still refused because its slot was migrating rejects saying so. One timer (js/timer.js, not
-//   holding the process open) is armed for the oldest call's limit while calls are on their
-//   way, none otherwise; one more while refused calls wait to be sent again.
+//   still refused because its slot was migrating rejects saying so. One alarm (js/redis/alarms.js,
+//   on the process's one host timer, not holding the process open) is armed for the oldest
+//   call's limit while calls are on their way, none otherwise; one more while refused calls
+//   wait to be sent again.
 // - Permissions checked. Before its first call, each connection runs the probe script, which
 //   finds what the Redis user may not do (an ACL without the queue's channel, keys or
 //   commands) without changing anything; the calls waiting then reject with an error naming
@@ -47,7 +48,7 @@
 //   Later calls reject with ClosedError.
 
 import { ClosedError } from "../errors.js";
-import { Timer } from "../timer.js";
+import { Alarm } from "./alarms.js";
 import { Batcher } from "./batch.js";
 import { acquireClient, hubOf, isClient, newServer } from "./client.js";
 import { localNow, moment } from "./clock.js";
@@ -111,7 +112,7 @@ export class Connection {
   #line = [];
   #head = 0; // first call of #line that may still be live
   #unsent = 0; // first call of #line not sent yet
-  #timer = new Timer({ now: localNow }, false, () => this.#expire());
+  #timer = new Alarm(false, () => this.#expire());
   #seq = 0;
   /** The calls refused by a slot migration and not settled yet: while there are any, no call is sent anew. */
   /** @type {Set<Call>} */
@@ -122,7 +123,7 @@ export class Connection {
   #backoff = RETRY_FIRST_MS;
   /** Calls sent and not answered: refused calls go again only once there are none (so in one batch, in order). */
   #inflight = 0;
-  #retry = new Timer({ now: localNow }, false, () => this.#sendAgain());
+  #retry = new Alarm(false, () => this.#sendAgain());
   /** Whether the library was sent (so loaded) since the client last connected (on the client's hub: once per connection). */
   get #loaded() {
     return (this.#hub?.server ?? this.#own).loaded;

@@ -1,6 +1,6 @@
 // The consuming side of one RedisDelayQueue in this process: its waiting takes, its process()
-// workers, and its ONE timer (js/timer.js), armed for the earliest thing the process must act
-// on:
+// workers, and its ONE alarm (js/redis/alarms.js: the alarms of every queue of the process
+// share one host timer), armed for the earliest thing the process must act on:
 //
 // - the head's deadline, while a take waits (learned from script replies and from the head
 //   channel: an offer, reschedule, nack or retry that makes the head earlier publishes it);
@@ -40,7 +40,7 @@ import { randomBytes } from "node:crypto";
 import { setImmediate } from "node:timers";
 import { ClosedError } from "../errors.js";
 import { Lateness } from "../lateness.js";
-import { Timer } from "../timer.js";
+import { Alarm } from "./alarms.js";
 import { localNow, moment } from "./clock.js";
 import { isLasting } from "./errors.js";
 import { RedisJob } from "./job.js";
@@ -69,7 +69,7 @@ export class Consumer {
   /** Whether the queue is paused, as the last take reply or channel message said. */
   #paused = false;
   #vanished;
-  #timer = new Timer({ now: localNow }, true, () => this.#fire());
+  #timer = new Alarm(true, () => this.#fire());
   /** Waiting takes, in call order. */
   #takers = new Takers();
   /** @type {Promise<void> | null} subscribing and the first wake; null until a take waits */

@@ -187,3 +187,48 @@ test("one server clock per shared client: the first offers of a thousand queues 
   await Promise.all(queues.map((q) => q.close()));
   assert.deepEqual(errors, []);
 });
+
+test("queues in one process share one host timer: 200 queues waiting on their heads arm as many host timers as one", async () => {
+  const errors = [];
+  const live = new Set();
+  const { setTimeout: set, clearTimeout: clear } = globalThis;
+  globalThis.setTimeout = (fn, ms, ...args) => {
+    const id = set(
+      (...a) => {
+        live.delete(id);
+        fn(...a);
+      },
+      ms,
+      ...args,
+    );
+    live.add(id);
+    return id;
+  };
+  globalThis.clearTimeout = (id) => {
+    live.delete(id);
+    clear(id);
+  };
+  try {
+    /** Host timers armed while `n` queues each wait for an item a minute away. */
+    const armedWith = async (n) => {
+      const queues = Array.from({ length: n }, () => open(server.url, errors, { safetyInterval: 60_000 }));
+      await Promise.all(queues.map((q) => q.offer("far", 60_000)));
+      const takes = queues.map((q) => q.take().catch(() => {}));
+      await sleep(300);
+      const stats = await Promise.all(queues.map((q) => q.stats()));
+      for (const s of stats) assert.equal(s.timersArmed, 1, "each queue's own alarm is armed");
+      await sleep(100);
+      const armed = live.size;
+      await Promise.all(queues.map((q) => q.close()));
+      await Promise.all(takes);
+      return armed;
+    };
+    const one = await armedWith(1);
+    const many = await armedWith(200);
+    assert.ok(many <= one + 1, `200 waiting queues arm ${many} host timers, one queue ${one}`);
+  } finally {
+    globalThis.setTimeout = set;
+    globalThis.clearTimeout = clear;
+  }
+  assert.deepEqual(errors, []);
+});
