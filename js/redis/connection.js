@@ -9,6 +9,8 @@
 //   ready (a call's arguments are built when it is sent, so a call made before the first
 //   connection is stamped with what the connection learns). The calls that one turn gathers
 //   into one script run (offers, acks: js/redis/batch.js) are sent before any other script is.
+//   On a plain Redis the calls of every queue on the client sent in one turn go in one run
+//   (js/redis/gather.js), each on its own keys, in the order they were sent.
 // - Scripts by SHA, never overtaken. Redis runs every script as a function of one library
 //   (js/redis/lua.js), so it has all of them or none. The first call after the connection is
 //   made goes as EVAL, in its own place in the line (it loads the library for the calls behind
@@ -256,6 +258,21 @@ export class Connection {
    */
   command(send) {
     return this.#call(() => send(/** @type {Client} */ (this.#client)));
+  }
+
+  /**
+   * Runs a command that changes nothing in its place in the line, its reply shared with the
+   * queues on the same client that ask the same (`key`) in the same turn.
+   * @template R
+   * @param {string} key
+   * @param {(client: Client) => Promise<R>} send
+   * @returns {Promise<R>}
+   */
+  ask(key, send) {
+    return this.#call(() => {
+      const client = /** @type {Client} */ (this.#client);
+      return this.#hub ? this.#hub.ask(key, send) : send(client);
+    });
   }
 
   /**
@@ -595,9 +612,14 @@ export class Connection {
     const keys = this.#keys;
     const sent = moment();
     /** @returns {Promise<any>} */
+    const gather = this.#hub?.gather;
     const send = () => {
-      if (this.#loaded) return client.evalsha(script.sha, keys.length, ...keys, ...args);
+      if (this.#loaded)
+        return gather
+          ? gather.evalsha(script.sha, keys, args)
+          : client.evalsha(script.sha, keys.length, ...keys, ...args);
       this.#loaded = true;
+      gather?.flush(); // what was gathered goes before (order)
       return client.eval(script.source, keys.length, ...keys, ...args);
     };
     let reply;

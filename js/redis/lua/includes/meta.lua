@@ -41,6 +41,7 @@ local function record_lateness(ms) -- luacheck: ignore 211
 end
 
 local observing = nil
+fresh[#fresh + 1] = function() observing = nil end
 
 -- Appends an event (its type, then field, value, ...) while some process observes.
 local function tell(...) -- luacheck: ignore 211
