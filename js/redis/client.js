@@ -14,7 +14,7 @@
 //   connected, so it is sent once per connection, not once per queue (a Cluster client talks
 //   to several servers: there each queue keeps its own). While the clock's bounds are wider
 //   than a few ms (replies that waited behind a burst), the hub reads the server's TIME
-//   itself, one at a time, first 10 ms after a wide reply, backing off to 1 s while they stay
+//   itself, one at a time, first 10 ms after a wide reply, backing off to 100 ms while they stay
 //   wide: an idle process sends nothing, a busy one at most one TIME per 10 ms;
 // - on a plain Redis (not a Cluster), the script calls its queues send in one turn, gathered
 //   into one run (js/redis/gather.js), the channels subscribed in one turn in one SUBSCRIBE,
@@ -227,7 +227,7 @@ export function newServer(onSample) {
 
 /** The first and the longest wait (ms) before the hub reads TIME to tighten its clock. */
 const TIGHTEN_FIRST = 10;
-const TIGHTEN_MAX = 1000;
+const TIGHTEN_MAX = 100;
 
 export class Hub {
   /** The server behind the client, shared by its queues (null for a Cluster: each queue keeps its own). */

@@ -13,9 +13,11 @@
 // - Order. A queue's calls reach the gather in its call order (js/redis/connection.js), and a
 //   batch runs its calls in the order they came; a call the connection sends otherwise (EVAL,
 //   which loads the library) flushes what is gathered first.
-// - The first call of a turn is sent at once, as a plain EVALSHA, so a lone awaited call
-//   waits for nothing; the calls after it in the same turn go together once the turn's I/O
-//   callbacks have run (setImmediate), or as soon as BATCH_CALLS of them are gathered.
+// - When. The calls of a turn go together once the turn's I/O callbacks have run
+//   (setImmediate), or as soon as BATCH_CALLS of them (or BATCH_ARGS keys and arguments) are
+//   gathered; a call with many arguments (a large offerMany) goes alone; a batch of one call is a
+//   plain EVALSHA. So a lone awaited call waits one turn at most, and a consumer's acks and
+//   the take that follows them (js/redis/consumer.js) go as one script run in one write.
 // - One call's failure is its own: the batch runs each call under pcall, and a call whose
 //   script raised an error rejects with it while the others resolve. A batch Redis refused as
 //   a whole did not run at all: on NOSCRIPT every call rejects with it (each connection sends
@@ -29,6 +31,8 @@ import { setImmediate } from "node:timers";
 
 /** Calls per batch at most, so that no run holds Redis for long. */
 const BATCH_CALLS = 128;
+/** Keys and arguments per batch at most; a call with more than half of it goes alone. */
+const BATCH_ARGS = 8192;
 
 /** @typedef {{ keys: string[], args: (string | number)[], resolve: (reply: any) => void, reject: (e: unknown) => void }} Gathered */
 
@@ -38,7 +42,9 @@ export class Gather {
   /** @type {Gathered[]} */
   #calls = [];
   #sha = "";
-  /** A call was sent in this turn: later ones are gathered until its end. */
+  /** Keys and arguments gathered. */
+  #args = 0;
+  /** A call was gathered in this turn: its end is on its way. */
   #turn = false;
   #endTurn = () => {
     this.#turn = false;
@@ -64,10 +70,15 @@ export class Gather {
     if (!this.#turn) {
       this.#turn = true;
       setImmediate(this.#endTurn);
+    }
+    const size = keys.length + args.length;
+    if (size > BATCH_ARGS / 2) {
+      this.flush(); // what was gathered before it goes first
       return this.#client.evalsha(sha, keys.length, ...keys, ...args);
     }
-    if (this.#sha !== sha) this.flush();
+    if (this.#sha !== sha || this.#args + size > BATCH_ARGS) this.flush();
     this.#sha = sha;
+    this.#args += size;
     return new Promise((resolve, reject) => {
       this.#calls.push({ keys, args, resolve, reject });
       if (this.#calls.length >= BATCH_CALLS) this.flush();
@@ -79,6 +90,7 @@ export class Gather {
     const calls = this.#calls;
     if (calls.length === 0) return;
     this.#calls = [];
+    this.#args = 0;
     const sha = this.#sha;
     const client = this.#client;
     if (calls.length === 1) {
