@@ -274,7 +274,11 @@ test("takes of many queues due together, gathered: each queue's order, its pause
   // Per queue: c, a, b offered in one call each turn; due a < b < c, a and b at the same deadline (FIFO).
   const asked = Date.now();
   await Promise.all(
-    queues.flatMap((q) => [q.offer("c", 400, { id: "c" }), q.offer("a", 300, { id: "a" }), q.offer("b", 300, { id: "b" })]),
+    queues.flatMap((q) => [
+      q.offer("c", 400, { id: "c" }),
+      q.offer("a", 300, { id: "a" }),
+      q.offer("b", 300, { id: "b" }),
+    ]),
   );
   // One item of queue 5 already leased elsewhere: the take must not hand it out again.
   const other = open(server.url, errors, { name: queues[5].name, visibilityTimeout: 60_000 });
