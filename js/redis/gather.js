@@ -50,8 +50,6 @@ export class Gather {
     this.#turn = false;
     this.flush();
   };
-  /** Batches sent, calls gathered into them: for tests and the benchmark. */
-  counts = { batches: 0, gathered: 0 };
 
   /** @param {import("./client.js").Client} client */
   constructor(client) {
@@ -98,8 +96,6 @@ export class Gather {
       client.evalsha(sha, c.keys.length, ...c.keys, ...c.args).then(c.resolve, c.reject);
       return;
     }
-    this.counts.batches++;
-    this.counts.gathered += calls.length;
     /** @type {(string | number)[]} */
     const keys = [];
     /** @type {(string | number)[]} */
