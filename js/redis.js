@@ -688,7 +688,7 @@ export class RedisDelayQueue extends Emitter {
     if (this.#policyRead || this.#closing) return;
     this.#policyRead = true;
     const conn = this.#conn;
-    const get = () => conn.command((client) => client.config("GET", "maxmemory-policy"));
+    const get = () => conn.ask("maxmemory-policy", (client) => client.config("GET", "maxmemory-policy"));
     checkEviction(get, (e) => this.#options.onerror(e)).then((known) => {
       if (!known) this.#policyRead = false; // no connection: the next call asks again
     });

@@ -7,8 +7,9 @@
 // answered its first call (open), the connections Redis counts for this process while every
 // queue consumes (CLIENT LIST, the measuring client left out), and the lateness (arrival −
 // asked due time, by this process's wall clock) of one item per queue offered due 2 s later,
-// and how much of it is the deadline stored later than asked (the server's deadline − asked).
-// Prints one JSON line per count.
+// and how much of it is the deadline stored later than asked (the server's deadline − asked);
+// and, from INFO commandstats, the script runs (EVAL and EVALSHA) Redis made and the ms it spent
+// in them from the offers to the last ack (scripts, scriptMs). Prints one JSON line per count.
 
 import { fork } from "node:child_process";
 import { fileURLToPath } from "node:url";
@@ -53,6 +54,7 @@ if (process.argv[2] === "--child") {
   );
   // Every consumer subscribed before the offers.
   await new Promise((r) => setTimeout(r, 500));
+  await raw.config("RESETSTAT");
   await Promise.all(
     queues.map((q, i) => {
       asked[i] = Date.now() + 2000;
@@ -62,6 +64,12 @@ if (process.argv[2] === "--child") {
   const list = await raw.client("LIST");
   const connections = list.split("\n").filter((l) => l.trim()).length - 1;
   await Promise.all(arrived);
+  let scripts = 0;
+  let scriptUs = 0;
+  for (const m of (await raw.info("commandstats")).matchAll(/^cmdstat_eval(?:sha)?:calls=(\d+),usec=(\d+)/gm)) {
+    scripts += Number(m[1]);
+    scriptUs += Number(m[2]);
+  }
   late.sort((a, b) => a - b);
   stored.sort((a, b) => a - b);
   const at = (xs, p) => Math.round(xs[Math.min(xs.length - 1, Math.floor(p * xs.length))]);
@@ -81,6 +89,8 @@ if (process.argv[2] === "--child") {
     storedLateP50: at(stored, 0.5),
     storedLateP99: at(stored, 0.99),
     early,
+    scripts,
+    scriptMs: Math.round(scriptUs / 1000),
     closeMs: Math.round(closing),
     connectionsAfterClose: left,
     errors: errors.length,

@@ -21,6 +21,27 @@ export function assemble(head, parts, includes, rest) {
   return out.join("\n");
 }
 
+/** The library's batch: each call on its own queue's keys (includes/keys.lua: bind), under pcall. */
+const BATCH = [
+  "local out, i, k = {}, 2, 0",
+  "while i <= #ARGV do",
+  "  local name, n = ARGV[i], tonumber(ARGV[i + 1])",
+  "  local args = {}",
+  "  for j = 1, n do args[j] = ARGV[i + 1 + j] end",
+  "  i = i + 2 + n",
+  "  bind(k)",
+  "  k = k + 1",
+  "  local ok, reply = pcall(scripts[name], args)",
+  "  if ok then",
+  "    if reply == nil then reply = false end",
+  "    out[#out + 1] = reply",
+  "  else",
+  "    out[#out + 1] = { err = type(reply) == 'table' and reply.err or tostring(reply) }",
+  "  end",
+  "end",
+  "return out",
+];
+
 /**
  * The library's source: every include once (each after the ones it needs), then each script's
  * code as the function `scripts[name]` of its ARGV, then the call of the one ARGV[1] names.
@@ -36,6 +57,9 @@ export function library(scripts, includes) {
     "  KEYS: the queue's keys (includes/keys.lua)",
     "  ARGV: the script's name (js/redis/lua/<name>.lua), then its ARGV",
     "  Reply: the script's",
+    "  Or a batch, the calls of several queues in one run: KEYS: each call's queue keys in turn;",
+    "  ARGV: '*', then per call: its script's name, its argument count, its arguments; Reply:",
+    "  per call, its script's reply, or its error (one call's error stops none of the others)",
     "]]",
   ];
   for (const name of order) out.push(`-- ${name} (includes/${name}.lua)`, includes[name], `-- end of ${name}`);
@@ -48,6 +72,13 @@ export function library(scripts, includes) {
       "end",
     );
   }
-  out.push("local args = {}", "for i = 2, #ARGV do args[i - 1] = ARGV[i] end", "return scripts[ARGV[1]](args)");
+  out.push(
+    "if ARGV[1] ~= '*' then",
+    "  local args = {}",
+    "  for i = 2, #ARGV do args[i - 1] = ARGV[i] end",
+    "  return scripts[ARGV[1]](args)",
+    "end",
+    ...BATCH,
+  );
   return out.join("\n");
 }

@@ -14,8 +14,11 @@
 //   connected, so it is sent once per connection, not once per queue (a Cluster client talks
 //   to several servers: there each queue keeps its own). While the clock's bounds are wider
 //   than a few ms (replies that waited behind a burst), the hub reads the server's TIME
-//   itself, one at a time, first 10 ms after a wide reply, backing off to 1 s while they stay
-//   wide: an idle process sends nothing, a busy one at most one TIME per 10 ms.
+//   itself, one at a time, first 10 ms after a wide reply, backing off to 100 ms while they stay
+//   wide: an idle process sends nothing, a busy one at most one TIME per 10 ms;
+// - on a plain Redis (not a Cluster), the script calls its queues send in one turn, gathered
+//   into one run (js/redis/gather.js), the channels subscribed in one turn in one SUBSCRIBE,
+//   and a command that changes nothing (CONFIG GET) asked in one turn asked once.
 //
 // Clients opened from settings are shared: the queues of a process opened with the same URL
 // string, or with deep-equal ioredis options (functions and other non-plain objects by
@@ -29,8 +32,10 @@
 // as the queue is open (the queue bounds each call itself: js/redis/connection.js). Options
 // given as an object override them.
 
-import { Timer } from "../timer.js";
+import { setImmediate } from "node:timers";
+import { Alarm } from "./alarms.js";
 import { localNow, moment, ServerClock, TIGHT_MS } from "./clock.js";
+import { Gather } from "./gather.js";
 
 /**
  * What the queue needs of an ioredis `Redis` or `Cluster` (tests give either).
@@ -222,16 +227,19 @@ export function newServer(onSample) {
 
 /** The first and the longest wait (ms) before the hub reads TIME to tighten its clock. */
 const TIGHTEN_FIRST = 10;
-const TIGHTEN_MAX = 1000;
+const TIGHTEN_MAX = 100;
 
 export class Hub {
   /** The server behind the client, shared by its queues (null for a Cluster: each queue keeps its own). */
   /** @type {Server | null} */
   server;
+  /** The script calls of its queues gathered per turn (js/redis/gather.js); null for a Cluster. */
+  /** @type {Gather | null} */
+  gather;
   /** @type {Client} */
   #client;
   /** Reading TIME to tighten the clock: its timer (never holding the process open), the wait before the next, one at a time. */
-  #tightenTimer = new Timer({ now: localNow }, false, () => this.#readTime());
+  #tightenTimer = new Alarm(false, () => this.#readTime());
   #tightenWait = TIGHTEN_FIRST;
   #timing = false;
   /** @type {Set<Member>} */
@@ -253,6 +261,7 @@ export class Hub {
     // A Cluster's replies come from several servers, each with its own clock.
     const server = /** @type {any} */ (client).isCluster === true ? null : newServer(() => this.#tighten());
     this.server = server;
+    this.gather = server ? new Gather(client) : null;
     const each = (/** @type {keyof Member} */ event) => (/** @type {unknown} */ arg) => {
       for (const m of this.#members) m[event](arg);
     };
@@ -267,6 +276,27 @@ export class Hub {
     };
     if (owned) this.#listeners.error = each("error");
     for (const [event, fn] of Object.entries(this.#listeners)) client.on(event, fn);
+  }
+
+  /** @type {Map<string, Promise<unknown>>} commands asked in this turn, by what they ask */
+  #asked = new Map();
+
+  /**
+   * The reply of a command that changes nothing (CONFIG GET), asked once for every queue on
+   * the client that asks it in the same turn.
+   * @template R
+   * @param {string} key what it asks
+   * @param {(client: Client) => Promise<R>} send
+   * @returns {Promise<R>}
+   */
+  ask(key, send) {
+    let p = this.#asked.get(key);
+    if (!p) {
+      if (this.#asked.size === 0) setImmediate(() => this.#asked.clear());
+      p = send(this.#client);
+      this.#asked.set(key, p);
+    }
+    return /** @type {Promise<R>} */ (p);
   }
 
   /** @param {Member} member */
@@ -320,7 +350,7 @@ export class Hub {
   subscribe(channel, listener) {
     let c = this.#channels.get(channel);
     if (!c) {
-      const subscribed = this.#subscriberOf().subscribe(channel);
+      const subscribed = this.#subscribeInTurn(channel);
       const entry = { listeners: new Set(), subscribed };
       c = entry;
       this.#channels.set(channel, entry);
@@ -331,6 +361,27 @@ export class Hub {
     }
     c.listeners.add(listener);
     return c.subscribed;
+  }
+
+  /** @type {{ channels: string[], done: Promise<unknown> } | null} the subscriptions asked in this turn */
+  #subscribing = null;
+
+  /**
+   * Subscribes to `channel` with the other channels asked in this turn: one SUBSCRIBE for all.
+   * @param {string} channel
+   */
+  #subscribeInTurn(channel) {
+    if (!this.#subscribing) {
+      /** @type {string[]} */
+      const channels = [];
+      const done = new Promise((resolve) => setImmediate(resolve)).then(() => {
+        if (this.#subscribing?.channels === channels) this.#subscribing = null;
+        return this.#subscriberOf().subscribe(...channels);
+      });
+      this.#subscribing = { channels, done };
+    }
+    this.#subscribing.channels.push(channel);
+    return this.#subscribing.done;
   }
 
   /**

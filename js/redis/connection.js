@@ -9,6 +9,8 @@
 //   ready (a call's arguments are built when it is sent, so a call made before the first
 //   connection is stamped with what the connection learns). The calls that one turn gathers
 //   into one script run (offers, acks: js/redis/batch.js) are sent before any other script is.
+//   On a plain Redis the calls of every queue on the client sent in one turn go in one run
+//   (js/redis/gather.js), each on its own keys, in the order they were sent.
 // - Scripts by SHA, never overtaken. Redis runs every script as a function of one library
 //   (js/redis/lua.js), so it has all of them or none. The first call after the connection is
 //   made goes as EVAL, in its own place in the line (it loads the library for the calls behind
@@ -31,9 +33,10 @@
 // - Bounded. Every call settles within `commandTimeout` ms of being made: a call still waiting
 //   for a connection then rejects, never sent, with the last connection error as its cause; a
 //   call sent and not answered rejects saying it may or may not have been applied; a call
-//   still refused because its slot was migrating rejects saying so. One timer (js/timer.js, not
-//   holding the process open) is armed for the oldest call's limit while calls are on their
-//   way, none otherwise; one more while refused calls wait to be sent again.
+//   still refused because its slot was migrating rejects saying so. One alarm (js/redis/alarms.js,
+//   on the process's one host timer, not holding the process open) is armed for the oldest
+//   call's limit while calls are on their way, none otherwise; one more while refused calls
+//   wait to be sent again.
 // - Permissions checked. Before its first call, each connection runs the probe script, which
 //   finds what the Redis user may not do (an ACL without the queue's channel, keys or
 //   commands) without changing anything; the calls waiting then reject with an error naming
@@ -47,7 +50,7 @@
 //   Later calls reject with ClosedError.
 
 import { ClosedError } from "../errors.js";
-import { Timer } from "../timer.js";
+import { Alarm } from "./alarms.js";
 import { Batcher } from "./batch.js";
 import { acquireClient, hubOf, isClient, newServer } from "./client.js";
 import { localNow, moment } from "./clock.js";
@@ -114,7 +117,7 @@ export class Connection {
   #line = [];
   #head = 0; // first call of #line that may still be live
   #unsent = 0; // first call of #line not sent yet
-  #timer = new Timer({ now: localNow }, false, () => this.#expire());
+  #timer = new Alarm(false, () => this.#expire());
   #seq = 0;
   /** The calls refused by a slot migration and not settled yet: while there are any, no call is sent anew. */
   /** @type {Set<Call>} */
@@ -125,7 +128,7 @@ export class Connection {
   #backoff = RETRY_FIRST_MS;
   /** Calls sent and not answered: refused calls go again only once there are none (so in one batch, in order). */
   #inflight = 0;
-  #retry = new Timer({ now: localNow }, false, () => this.#sendAgain());
+  #retry = new Alarm(false, () => this.#sendAgain());
   /** Whether the library was sent (so loaded) since the client last connected (on the client's hub: once per connection). */
   get #loaded() {
     return (this.#hub?.server ?? this.#own).loaded;
@@ -260,6 +263,21 @@ export class Connection {
    */
   command(send) {
     return this.#call(() => send(/** @type {Client} */ (this.#client)));
+  }
+
+  /**
+   * Runs a command that changes nothing in its place in the line, its reply shared with the
+   * queues on the same client that ask the same (`key`) in the same turn.
+   * @template R
+   * @param {string} key
+   * @param {(client: Client) => Promise<R>} send
+   * @returns {Promise<R>}
+   */
+  ask(key, send) {
+    return this.#call(() => {
+      const client = /** @type {Client} */ (this.#client);
+      return this.#hub ? this.#hub.ask(key, send) : send(client);
+    });
   }
 
   /**
@@ -600,9 +618,14 @@ export class Connection {
     const keys = this.#keys;
     const sent = moment();
     /** @returns {Promise<any>} */
+    const gather = this.#hub?.gather;
     const send = () => {
-      if (this.#loaded) return client.evalsha(script.sha, keys.length, ...keys, ...args);
+      if (this.#loaded)
+        return gather
+          ? gather.evalsha(script.sha, keys, args)
+          : client.evalsha(script.sha, keys.length, ...keys, ...args);
       this.#loaded = true;
+      gather?.flush(); // what was gathered goes before (order)
       return client.eval(script.source, keys.length, ...keys, ...args);
     };
     let reply;

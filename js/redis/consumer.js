@@ -1,6 +1,6 @@
 // The consuming side of one RedisDelayQueue in this process: its waiting takes, its process()
-// workers, and its ONE timer (js/timer.js), armed for the earliest thing the process must act
-// on:
+// workers, and its ONE alarm (js/redis/alarms.js: the alarms of every queue of the process
+// share one host timer), armed for the earliest thing the process must act on:
 //
 // - the head's deadline, while a take waits (learned from script replies and from the head
 //   channel: an offer, reschedule, nack or retry that makes the head earlier publishes it);
@@ -44,11 +44,11 @@
 // due, leases, demand(); it tells the pool of every take script's answer (pool.unreserve) and
 // of every failure (pool.answered).
 
-import { randomBytes } from "node:crypto";
+import { randomFillSync } from "node:crypto";
 import { setImmediate } from "node:timers";
 import { ClosedError } from "../errors.js";
 import { Lateness } from "../lateness.js";
-import { Timer } from "../timer.js";
+import { Alarm } from "./alarms.js";
 import { localNow, moment } from "./clock.js";
 import { isLasting } from "./errors.js";
 import { RedisJob } from "./job.js";
@@ -65,6 +65,20 @@ const RECLAIM_BATCH = 256;
 
 /** @typedef {import("./takers.js").Taker} Taker */
 
+/** Random bytes for the take scripts' tokens, drawn 8 at a time from a pool filled 4 KiB at once. */
+const pool = Buffer.alloc(4096);
+let drawn = pool.length;
+
+/** A take script's random part of its deliveries' tokens: 16 hex digits, new for each run. */
+function randomPart() {
+  if (drawn === pool.length) {
+    randomFillSync(pool);
+    drawn = 0;
+  }
+  drawn += 8;
+  return pool.toString("hex", drawn - 8, drawn);
+}
+
 export class Consumer {
   /** @type {import("./connection.js").Connection} */
   #conn;
@@ -77,7 +91,7 @@ export class Consumer {
   /** Whether the queue is paused, as the last take reply or channel message said. */
   #paused = false;
   #vanished;
-  #timer = new Timer({ now: localNow }, true, () => this.#fire());
+  #timer = new Alarm(true, () => this.#fire());
   /** Waiting takes, in call order (shared by the shards of a queue: js/redis/shards.js). */
   #takers;
   /** @type {import("./shards.js").Pool | undefined} the shards' shared takes, or none */
@@ -428,7 +442,7 @@ export class Consumer {
         const { visibilityTimeout: visibility, maxAttempts } = this.#options;
         const wanted = Math.min(this.#takers.size, TAKE_BATCH);
         const count = this.#pool ? this.#pool.reserve(wanted, this) : wanted;
-        const token = randomBytes(8).toString("hex");
+        const token = randomPart();
         const params = { channel: this.#channel, count, visibility, maxAttempts, reclaim: RECLAIM_BATCH, token };
         this.#heard = Number.POSITIVE_INFINITY;
         let reply;

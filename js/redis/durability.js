@@ -8,7 +8,8 @@
 // a time to live, and a queue never sets one on its keys, so they leave its keys alone (and act
 // as noeviction for them).
 //
-// The policy is read once per queue, at its first call (CONFIG GET, in its place in the line).
+// The policy is read once per queue, at its first call (CONFIG GET, in its place in the line;
+// one CONFIG GET for the queues on one client whose first calls come in the same turn).
 // A policy that can evict is reported through onerror once, not refused: the queue works until
 // memory runs out, managed services often fix the policy for the user, and a policy can be
 // changed at any time (CONFIG SET), so a check at start proves nothing later anyway. A server

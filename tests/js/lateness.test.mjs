@@ -46,6 +46,10 @@ test("js/lateness.js gives the core's p50, p99 and max for the same samples", ()
     "a long tail": Array.from({ length: 5000 }, () => (rnd() < 0.98 ? rnd() * 4 : 50 + rnd() * 5000)),
     "octave edges": [1, 2, 4, 8, 1024, 2 ** 20, 0.999, 1.999, 3.999],
     zero: [0, 0, 0.5],
+    // Few buckets, recorded out of order (kept as a list), and one more than that list holds.
+    "few, out of order": [900, 3, 0.2, 3, 45, 0.9, 7000, 12, 3, 0.2, 150, 2.5],
+    "16 buckets": Array.from({ length: 16 }, (_, i) => 2 ** (15 - i)),
+    "17 buckets": Array.from({ length: 34 }, (_, i) => 2 ** (i % 17)),
   };
   for (const [what, samples] of Object.entries(sets)) {
     const { core, js } = figures(samples);

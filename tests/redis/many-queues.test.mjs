@@ -187,3 +187,144 @@ test("one server clock per shared client: the first offers of a thousand queues 
   await Promise.all(queues.map((q) => q.close()));
   assert.deepEqual(errors, []);
 });
+
+test("queues in one process share one host timer: 200 queues waiting on their heads arm as many host timers as one", async () => {
+  const errors = [];
+  const live = new Set();
+  const { setTimeout: set, clearTimeout: clear } = globalThis;
+  globalThis.setTimeout = (fn, ms, ...args) => {
+    const id = set(
+      (...a) => {
+        live.delete(id);
+        fn(...a);
+      },
+      ms,
+      ...args,
+    );
+    live.add(id);
+    return id;
+  };
+  globalThis.clearTimeout = (id) => {
+    live.delete(id);
+    clear(id);
+  };
+  try {
+    /** Host timers armed while `n` queues each wait for an item a minute away. */
+    const armedWith = async (n) => {
+      const queues = Array.from({ length: n }, () => open(server.url, errors, { safetyInterval: 60_000 }));
+      await Promise.all(queues.map((q) => q.offer("far", 60_000)));
+      const takes = queues.map((q) => q.take().catch(() => {}));
+      await sleep(300);
+      const stats = await Promise.all(queues.map((q) => q.stats()));
+      for (const s of stats) assert.equal(s.timersArmed, 1, "each queue's own alarm is armed");
+      await sleep(100);
+      const armed = live.size;
+      await Promise.all(queues.map((q) => q.close()));
+      await Promise.all(takes);
+      return armed;
+    };
+    const one = await armedWith(1);
+    const many = await armedWith(200);
+    assert.ok(many <= one + 1, `200 waiting queues arm ${many} host timers, one queue ${one}`);
+  } finally {
+    globalThis.setTimeout = set;
+    globalThis.clearTimeout = clear;
+  }
+  assert.deepEqual(errors, []);
+});
+
+/** Script runs (EVALSHA and EVAL) since the last call, from INFO commandstats. */
+async function scriptRuns() {
+  const info = await raw.info("commandstats");
+  await raw.config("RESETSTAT");
+  let runs = 0;
+  for (const m of info.matchAll(/^cmdstat_(evalsha|eval):calls=(\d+)/gm)) runs += Number(m[2]);
+  return runs;
+}
+
+test("the calls of many queues made in one turn run in few scripts; a queue's failing call fails only itself", async () => {
+  const errors = [];
+  const queues = Array.from({ length: 200 }, () => open(server.url, errors));
+  await Promise.all(queues.map((q) => q.size()));
+  await raw.set(queues[7].keys.pending, "a string"); // queue 7's offer fails
+  await scriptRuns();
+  const offered = await Promise.allSettled(queues.map((q, i) => q.offer(i, 0, { id: "x" })));
+  const runs = await scriptRuns();
+  assert.ok(runs <= 10, `200 offers in one turn took ${runs} script runs`);
+  for (const [i, r] of offered.entries()) {
+    if (i === 7) assert.match(String(r.reason?.message), /a key of this queue holds another type of value/);
+    else assert.equal(r.status, "fulfilled", `queue ${i}: ${r.reason}`);
+  }
+  await raw.del(queues[7].keys.pending);
+  const sizes = await Promise.all(queues.map((q) => q.size()));
+  assert.deepEqual(
+    sizes,
+    queues.map((_, i) => (i === 7 ? 0 : 1)),
+  );
+  await Promise.all(queues.map((q) => q.close()));
+  assert.deepEqual(errors, []);
+});
+
+test("takes of many queues due together, gathered: each queue's order, its pause and its leases kept, never early", async () => {
+  const errors = [];
+  const n = 60;
+  const queues = Array.from({ length: n }, () => open(server.url, errors, { visibilityTimeout: 60_000 }));
+  await Promise.all(queues.map((q) => q.size()));
+  await queues[3].pause();
+  // Per queue: c, a, b offered in one call each turn; due a < b < c, a and b at the same deadline (FIFO).
+  const asked = Date.now();
+  await Promise.all(
+    queues.flatMap((q) => [
+      q.offer("c", 400, { id: "c" }),
+      q.offer("a", 300, { id: "a" }),
+      q.offer("b", 300, { id: "b" }),
+    ]),
+  );
+  // One item of queue 5 already leased elsewhere: the take must not hand it out again.
+  const other = open(server.url, errors, { name: queues[5].name, visibilityTimeout: 60_000 });
+  await queues[5].offer("held", 0, { id: "held" });
+  const held = await other.take();
+  assert.equal(held.id, "held");
+  await scriptRuns();
+  const got = await Promise.all(
+    queues.map(async (q, i) => {
+      if (i === 3) return [];
+      const out = [];
+      for (let k = 0; k < 3; k++) {
+        const job = await q.take();
+        assert.ok(Date.now() >= asked + (job.id === "c" ? 400 : 300), `queue ${i}: ${job.id} came early`);
+        out.push(job.id);
+        await job.ack();
+      }
+      return out;
+    }),
+  );
+  const runs = await scriptRuns();
+  for (const [i, ids] of got.entries()) assert.deepEqual(ids, i === 3 ? [] : ["a", "b", "c"], `queue ${i}`);
+  assert.ok(runs < (n - 1) * 3, `${(n - 1) * 3} takes and acks over ${n - 1} queues took ${runs} script runs`);
+  // The paused queue kept its items; the leased one stayed leased.
+  assert.equal(await queues[3].size(), 3);
+  assert.equal((await queues[5].stats()).inFlight, 1);
+  assert.equal(await held.ack(), true);
+  await other.close();
+  await Promise.all(queues.map((q) => q.close()));
+  assert.deepEqual(errors, []);
+});
+
+test("a batch of many queues' calls that meets a server without the scripts (SCRIPT FLUSH) is sent again, in order", async () => {
+  const errors = [];
+  const queues = Array.from({ length: 100 }, () => open(server.url, errors));
+  await Promise.all(queues.map((q) => q.size()));
+  await raw.script("FLUSH");
+  const offered = queues.flatMap((q, i) => [q.offer(`${i}-1`, 0, { id: "1" }), q.offer(`${i}-2`, 0, { id: "2" })]);
+  await Promise.all(offered);
+  for (const [i, q] of queues.entries()) {
+    const first = await q.take();
+    const second = await q.take();
+    assert.deepEqual([first.value, second.value], [`${i}-1`, `${i}-2`]);
+    await first.ack();
+    await second.ack();
+  }
+  await Promise.all(queues.map((q) => q.close()));
+  assert.deepEqual(errors, []);
+});

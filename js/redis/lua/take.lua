@@ -59,6 +59,7 @@ local needs, skips = {}, {}
 local out = { nows, false, false, is_paused and 1 or 0, #expired, needs, skips, 0 }
 for _, x in ipairs(reclaimed) do out[#out + 1] = x end
 local wanted = is_paused and 0 or tonumber(ARGV[2])
+local latenesses = {} -- of the items handed out
 if wanted > 0 then
   local due = redis.call('ZRANGEBYSCORE', pending, '-inf', nows, 'LIMIT', 0, wanted)
   if #due > 0 then
@@ -98,8 +99,7 @@ if wanted > 0 then
             lease[#lease + 1] = id
             local deadline = r.schedule and due_of(id, r) or r.deadline
             local lateness = now - tonumber(deadline)
-            count('delivered')
-            record_lateness(lateness)
+            latenesses[#latenesses + 1] = lateness
             tell('delivered', 'id', id, 'attempt', r.attempt, 'deadline', deadline,
               'lateness', fmt(math.max(0, lateness)))
             out[#out + 1] = id
@@ -115,6 +115,11 @@ if wanted > 0 then
     end
     lease_all()
   end
+end
+-- Counted once per run, not per item.
+if #latenesses > 0 then
+  count('delivered', #latenesses)
+  record_latenesses(latenesses)
 end
 out[2] = head() or false
 out[3] = lease_head() or false

@@ -33,14 +33,24 @@ local function bucket(ms)
   return 64 + octave * 32 + sub
 end
 
-local function record_lateness(ms) -- luacheck: ignore 211
-  if ms < 0 then ms = 0 end
-  redis.call('HINCRBY', meta, 'l' .. bucket(ms), 1)
+-- Records the latenesses of one run's deliveries (ms, negative counted as 0): one HINCRBY per
+-- bucket they fall in, and lmax read once and written at most once, whatever their number.
+local function record_latenesses(list) -- luacheck: ignore 211
+  if #list == 0 then return end
+  local by, top = {}, 0
+  for _, ms in ipairs(list) do
+    if ms < 0 then ms = 0 end
+    local b = bucket(ms)
+    by[b] = (by[b] or 0) + 1
+    if ms > top then top = ms end
+  end
+  for b, n in pairs(by) do redis.call('HINCRBY', meta, 'l' .. b, n) end
   local max = tonumber(redis.call('HGET', meta, 'lmax'))
-  if max == nil or ms > max then redis.call('HSET', meta, 'lmax', string.format('%.3f', ms)) end
+  if max == nil or top > max then redis.call('HSET', meta, 'lmax', string.format('%.3f', top)) end
 end
 
 local observing = nil
+fresh[#fresh + 1] = function() observing = nil end
 
 -- Appends an event (its type, then field, value, ...) while some process observes.
 local function tell(...) -- luacheck: ignore 211

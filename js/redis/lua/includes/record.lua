@@ -18,6 +18,7 @@ local function hex(n) return string.format('%016x', n) end -- luacheck: ignore 2
 -- Whether this run found the counter gone while items remain: Redis lost or evicted a key
 -- of the queue. The script's reply says so (its caller reports it).
 local vanished = false -- luacheck: ignore 231
+fresh[#fresh + 1] = function() vanished = false end
 
 -- The first seq of n new ones (unique and increasing: FIFO ties). A counter found gone while
 -- items remain (pending, leased or dead) resumes above every pending member's seq (once, O(pending)), so that new

@@ -1,0 +1,126 @@
+// The script calls of many queues on one client, gathered: the calls that the queues sharing a
+// client (js/redis/client.js) send by SHA in one turn of the event loop go to Redis as one run
+// of the library's batch (js/redis/assemble.js: '*'), each call on its own queue's keys, in
+// the order they were sent. So ten thousand queues that come due together, offer together or
+// open together cost Redis tens of script runs, not ten thousand, and the library's set-up
+// (defining every script's function) is paid once per run.
+//
+// Ground rules:
+//
+// - Only on a plain Redis (a client that is no Cluster): a script's keys must all be on one
+//   node of a Cluster, and the queues' keys are spread over its slots, so a Cluster client's
+//   calls are each sent on their own.
+// - Order. A queue's calls reach the gather in its call order (js/redis/connection.js), and a
+//   batch runs its calls in the order they came; a call the connection sends otherwise (EVAL,
+//   which loads the library) flushes what is gathered first.
+// - When. The calls of a turn go together once the turn's I/O callbacks have run
+//   (setImmediate), or as soon as BATCH_CALLS of them (or BATCH_ARGS keys and arguments) are
+//   gathered; a call with many arguments (a large offerMany) goes alone; a batch of one call is a
+//   plain EVALSHA. So a lone awaited call waits one turn at most, and a consumer's acks and
+//   the take that follows them (js/redis/consumer.js) go as one script run in one write.
+// - One call's failure is its own: the batch runs each call under pcall, and a call whose
+//   script raised an error rejects with it while the others resolve. A batch Redis refused as
+//   a whole did not run at all: on NOSCRIPT every call rejects with it (each connection sends
+//   its calls again, in order); a probe (which changes nothing) is sent again on its own, so
+//   that an ACL that allows the keys of some queues and not others is found per queue; any
+//   other call rejects with the refusal.
+//
+// Costs: O(keys + arguments) per call, one EVALSHA per batch.
+
+import { setImmediate } from "node:timers";
+
+/** Calls per batch at most, so that no run holds Redis for long. */
+const BATCH_CALLS = 128;
+/** Keys and arguments per batch at most; a call with more than half of it goes alone. */
+const BATCH_ARGS = 8192;
+
+/** @typedef {{ keys: string[], args: (string | number)[], resolve: (reply: any) => void, reject: (e: unknown) => void }} Gathered */
+
+export class Gather {
+  /** @type {import("./client.js").Client} */
+  #client;
+  /** @type {Gathered[]} */
+  #calls = [];
+  #sha = "";
+  /** Keys and arguments gathered. */
+  #args = 0;
+  /** A call was gathered in this turn: its end is on its way. */
+  #turn = false;
+  #endTurn = () => {
+    this.#turn = false;
+    this.flush();
+  };
+
+  /** @param {import("./client.js").Client} client */
+  constructor(client) {
+    this.#client = client;
+  }
+
+  /**
+   * Runs the library by `sha` with `keys` and `args` (the script's name, then its ARGV):
+   * at once if it is the turn's first call, else in the turn's batch.
+   * @param {string} sha
+   * @param {string[]} keys
+   * @param {(string | number)[]} args
+   * @returns {Promise<any>}
+   */
+  evalsha(sha, keys, args) {
+    if (!this.#turn) {
+      this.#turn = true;
+      setImmediate(this.#endTurn);
+    }
+    const size = keys.length + args.length;
+    if (size > BATCH_ARGS / 2) {
+      this.flush(); // what was gathered before it goes first
+      return this.#client.evalsha(sha, keys.length, ...keys, ...args);
+    }
+    if (this.#sha !== sha || this.#args + size > BATCH_ARGS) this.flush();
+    this.#sha = sha;
+    this.#args += size;
+    return new Promise((resolve, reject) => {
+      this.#calls.push({ keys, args, resolve, reject });
+      if (this.#calls.length >= BATCH_CALLS) this.flush();
+    });
+  }
+
+  /** Sends what is gathered now. */
+  flush() {
+    const calls = this.#calls;
+    if (calls.length === 0) return;
+    this.#calls = [];
+    this.#args = 0;
+    const sha = this.#sha;
+    const client = this.#client;
+    if (calls.length === 1) {
+      const [c] = calls;
+      client.evalsha(sha, c.keys.length, ...c.keys, ...c.args).then(c.resolve, c.reject);
+      return;
+    }
+    /** @type {(string | number)[]} */
+    const keys = [];
+    /** @type {(string | number)[]} */
+    const argv = ["*"];
+    for (const { keys: k, args } of calls) {
+      for (const key of k) keys.push(key);
+      argv.push(args[0], args.length - 1);
+      for (let i = 1; i < args.length; i++) argv.push(args[i]);
+    }
+    client.evalsha(sha, keys.length, ...keys, ...argv).then(
+      (/** @type {unknown[]} */ replies) => {
+        for (let i = 0; i < calls.length; i++) {
+          const r = replies[i];
+          if (r instanceof Error) calls[i].reject(r);
+          else calls[i].resolve(r);
+        }
+      },
+      (/** @type {unknown} */ e) => {
+        const noScript = /^NOSCRIPT/.test(String(/** @type {any} */ (e)?.message));
+        for (const c of calls) {
+          if (!noScript && c.args[0] === "probe")
+            client.evalsha(sha, c.keys.length, ...c.keys, ...c.args).then(c.resolve, c.reject);
+          else c.reject(e);
+        }
+      },
+    );
+  }
+}
