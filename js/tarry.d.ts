@@ -17,17 +17,20 @@
 // stops at es2022 and that have no @types/node.
 /// <reference lib="esnext.disposable" />
 
+import type { ScheduleOptions } from "./schedules.js";
+
 /**
  * @internal
  * A global class's instance type where the project's types declare that global (lib "dom",
  * "webworker", @types/node, Deno), and `never` where none does, so that these types compile
- * with `lib: ["es2022"]` alone.
+ * with `lib: ["es2022"]` alone. Marked `export`: this file's `export type { }` statement makes it
+ * export only what is marked.
  */
-type GlobalInstance<Name extends string> = typeof globalThis extends { [K in Name]: { prototype: infer I } }
+export type GlobalInstance<Name extends string> = typeof globalThis extends { [K in Name]: { prototype: infer I } }
   ? I
   : never;
 /** @internal */
-type WasmModule = typeof globalThis extends { WebAssembly: { Module: { prototype: infer M } } } ? M : never;
+export type WasmModule = typeof globalThis extends { WebAssembly: { Module: { prototype: infer M } } } ? M : never;
 
 /** An AbortSignal (the DOM's, Node's or Deno's). */
 export type AbortSignalLike = GlobalInstance<"AbortSignal">;
@@ -134,6 +137,12 @@ export interface SchedulerEvents {
    */
   skipped: { schedule: string; due: number; reason: "overlap" | "missed" };
 }
+
+/**
+ * Schedules, on every engine: their options (Scheduler#every and #cron, a durable queue's
+ * `schedule()`), and a durable schedule's rule and description (js/schedules.d.ts).
+ */
+export type { ScheduleInfo, ScheduleOptions, ScheduleRule } from "./schedules.js";
 
 /** What a durable queue (Redis, Durable Objects) holds under an id, as get() and the pages show it. */
 export interface ItemInfo<T = unknown> {
@@ -455,28 +464,6 @@ export interface SchedulerOptions {
 export interface OccurrenceRule {
   next(after: number): number | undefined;
   latest(at: number): number | undefined;
-}
-
-/** Options of Scheduler#every and Scheduler#cron. */
-export interface ScheduleOptions {
-  /**
-   * What runs when the schedule fell behind (the occurrence after the one due was due as
-   * well: the process slept or was stopped, the event loop was blocked): "one" (default)
-   * runs the latest missed occurrence once, for all of them; "all" runs each, in order,
-   * one per wake-up; "none" runs none of them. An occurrence late by less than that runs.
-   */
-  catchUp?: "one" | "all" | "none";
-  /**
-   * false (default): an occurrence that comes due while the previous run's promise is
-   * still pending is skipped and counted (`Schedule#skipped`), and a missed one that
-   * catchUp "all" runs waits for that run to end; true: it runs.
-   */
-  overlap?: boolean;
-  /**
-   * every: the first occurrence (default one period from now; one in the past sets the
-   * phase). cron: no occurrence before it (default now).
-   */
-  start?: number | Date;
 }
 
 /** Options of Scheduler#cron. */
