@@ -72,7 +72,7 @@
 // application registered a MeterProvider (metrics.js). Nobody listening and no provider cost
 // one check per outcome.
 
-import { checkId, checkMs, describe, epochOf, isRevoked, MAX_ID_LENGTH, options } from "./arguments.js";
+import { checkId, checkIfExists, checkMs, describe, epochOf, isRevoked, MAX_ID_LENGTH, options } from "./arguments.js";
 import { ClosedError } from "./errors.js";
 import { EMIT, Emitter, HEARD } from "./events.js";
 import { Meters } from "./metrics.js";
@@ -194,8 +194,6 @@ const LATEST_DEADLINE = Date.UTC(2189, 0, 1);
 const LATEST = new Date(LATEST_DEADLINE).toISOString();
 /** The earliest deadline: the earliest time a Date can hold. */
 const EARLIEST_DEADLINE = -8.64e15;
-/** What `ifExists` may be; the first is the default. */
-const IF_EXISTS = ["replace", "keep", "extend"];
 /** The contract's defaults, as on Redis: deliveries before the dead letters, ms before a retry. */
 const MAX_ATTEMPTS = 5;
 const RETRY_DELAY_MS = 1000;
@@ -1275,14 +1273,10 @@ function alarmAt(deadline) {
 
 /** One checked offer: { id, ifExists, value (the copy kept), deadline }. */
 function offerOf(value, valueName, opts, optsName, deadline, of) {
-  const { id = crypto.randomUUID(), ifExists = IF_EXISTS[0] } = options(opts, optsName, ["id", "ifExists"], of);
+  const o = options(opts, optsName, ["id", "ifExists"], of);
+  const { id = crypto.randomUUID() } = o;
   checkId(id, `${optsName}.id`);
-  if (typeof ifExists !== "string") {
-    throw new TypeError(`${optsName}.ifExists must be a string, got ${describe(ifExists)}`);
-  }
-  if (!IF_EXISTS.includes(ifExists)) {
-    throw new RangeError(`${optsName}.ifExists must be "replace", "keep" or "extend", got ${describe(ifExists)}`);
-  }
+  const ifExists = checkIfExists(o.ifExists, `${optsName}.ifExists`);
   return { id, ifExists, value: storable(value, valueName), deadline };
 }
 

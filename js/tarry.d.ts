@@ -144,6 +144,12 @@ export interface SchedulerEvents {
  */
 export type { ScheduleInfo, ScheduleOptions, ScheduleRule } from "./schedules.js";
 
+/**
+ * What an offer does when its id names an item already present: "replace" (default), "keep"
+ * or "extend" (docs/semantics.md, "Offering an id that is present").
+ */
+export type IfExists = "replace" | "keep" | "extend";
+
 /** What a durable queue (Redis, Durable Objects) holds under an id, as get() and the pages show it. */
 export interface ItemInfo<T = unknown> {
   id: string;
@@ -249,16 +255,23 @@ export interface OfferOptions {
    * A name for the item that the application chooses (an order's id, say): `cancel`,
    * `reschedule` and `delayOf` take it as they take the item's handle, and snapshots keep it,
    * so the item can be cancelled by it after `restore()` in another process (where handles
-   * name nothing). A non-empty, well-formed string of at most 512 UTF-16 code units. An
-   * item that already has the id is replaced: it gets the new value and deadline, as if
-   * offered anew, and keeps its handle.
+   * name nothing). A non-empty, well-formed string of at most 512 UTF-16 code units.
    */
   id?: string;
+  /**
+   * What the offer does when an item already has the id; it returns that item's handle.
+   * "replace" (default): the item gets the new value and deadline, as if offered anew.
+   * "keep": the item stays as it is (throttle). "extend": the item gets the new value, and
+   * the new deadline if that is later, else keeps its own (debounce).
+   */
+  ifExists?: IfExists;
 }
 
 export interface OfferManyOptions {
   /** `ids[i]` names `values[i]` as OfferOptions.id does (undefined: no id), in batch order. */
   ids?: readonly (string | undefined)[];
+  /** What each offer whose id an item has (one offered earlier in the batch, too) does: as OfferOptions.ifExists. */
+  ifExists?: IfExists;
 }
 
 export interface PutOptions extends OfferOptions {
@@ -329,8 +342,8 @@ export interface DelayQueue<T = unknown, Bounded extends boolean = boolean>
   /**
    * Adds `value` due `delayMs` from now (negative: already expired). null when a bounded queue
    * is full. Throws a TypeError for undefined or a thenable value (a Promise would adopt it);
-   * null is a value. `{ id }` names the item (see OfferOptions): an item with that id is
-   * replaced, in place, and that needs no room.
+   * null is a value. `{ id }` names the item (see OfferOptions): an item with that id meets
+   * the offer as `ifExists` says (replaced by default), in place, and that needs no room.
    */
   offer(value: T, delayMs: number, options?: OfferOptions): OfferResult<Bounded>;
   /**
@@ -349,7 +362,7 @@ export interface DelayQueue<T = unknown, Bounded extends boolean = boolean>
   offerAt(value: T, deadline: number | Date, options?: OfferOptions): OfferResult<Bounded>;
   /**
    * Adds `value`, waiting for room when bounded; the delay counts from the call. Never
-   * throws: a bad argument rejects. With an `id` that an item has, it replaces that item at once.
+   * throws: a bad argument rejects. With an `id` that an item has, it meets that item at once, as `ifExists` says.
    */
   put(value: T, delayMs: number, options?: PutOptions): Promise<Handle>;
   /** The expired head, removed, or undefined. */

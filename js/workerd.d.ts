@@ -14,7 +14,7 @@
 
 export * from "./tarry.js";
 import type { ScheduleInfo, ScheduleOptions, ScheduleRule } from "./schedules.js";
-import type { DurableEngineEvents, ItemInfo, Page, PageOptions, QueueEvents } from "./tarry.js";
+import type { DurableEngineEvents, IfExists, ItemInfo, Page, PageOptions, QueueEvents } from "./tarry.js";
 
 /** The writes DurableDelayQueue makes inside one `storage.transaction()`: all or none. */
 export interface DurableQueueTransaction {
@@ -34,8 +34,8 @@ export interface DurableQueueStorage {
   deleteAlarm(): Promise<void>;
 }
 
-/** What an offer does when its id names an item already present (pending, in flight or dead). */
-export type DurableIfExists = "replace" | "keep" | "extend";
+/** What an offer does when its id names an item already present (pending, in flight or dead): the IfExists of every engine. */
+export type { IfExists as DurableIfExists } from "./tarry.js";
 
 export interface DurableOfferOptions {
   /** The item's id: a non-empty, well-formed string of at most 512 code units. Default: a random UUID. */
@@ -46,10 +46,10 @@ export interface DurableOfferOptions {
    * the two deadlines and the new value, keeping its attempts; an item in flight or dead is
    * replaced.
    */
-  ifExists?: DurableIfExists;
+  ifExists?: IfExists;
 }
 
-export type DurableOfferItem<T = unknown> = { value: T; id?: string; ifExists?: DurableIfExists } & (
+export type DurableOfferItem<T = unknown> = { value: T; id?: string; ifExists?: IfExists } & (
   | { delayMs: number; deadline?: undefined }
   | { deadline: number | Date; delayMs?: undefined }
 );

@@ -170,6 +170,12 @@ impl Deadlines {
         handle(handle_raw).is_some_and(|h| self.driver.items_mut().reschedule_at(h, deadline) == Ok(true))
     }
 
+    /// Moves an item's deadline to `deadline` if that is later than its own (`ifExists:
+    /// "extend"`); false when it did not move (due no earlier, or the handle names nothing).
+    pub fn extend(&mut self, handle_raw: f64, deadline: f64) -> bool {
+        handle(handle_raw).is_some_and(|h| self.driver.items_mut().extend_at(h, deadline) == Ok(true))
+    }
+
     /// An item's deadline, or NaN when the handle names nothing here.
     #[wasm_bindgen(js_name = deadlineOf)]
     pub fn deadline_of(&self, handle_raw: f64) -> f64 {
@@ -413,6 +419,7 @@ mod tests {
             assert!(!d.cancel(bad));
             assert!(d.deadline_of(bad).is_nan());
             assert!(!d.reschedule(bad, 1.0));
+            assert!(!d.extend(bad, 1.0));
         }
         assert_eq!(d.offer(f64::NAN), Refused::NotFinite as i32 as f64);
         assert_eq!(d.size(), 0);

@@ -81,6 +81,23 @@ fn reschedule_moves_an_item_and_keeps_its_handle() {
 }
 
 #[test]
+fn extend_moves_an_item_only_later() {
+    let (mut q, clock) = queue();
+    let a = q.offer_at("a", 10.0).unwrap();
+    let b = q.offer_at("b", 10.0).unwrap();
+    assert_eq!(q.extend_at(a, 10.0), Ok(false), "an equal deadline: not moved");
+    assert_eq!(q.extend_at(a, 5.0), Ok(false), "an earlier one: not moved");
+    assert_eq!(q.deadline_of(a), Some(10.0));
+    assert_eq!(q.extend_at(a, f64::NAN), Err(Refusal::NotFinite));
+    assert_eq!(q.extend_at(b, 20.0), Ok(true));
+    let c = q.offer_at("c", 20.0).unwrap();
+    assert_eq!(q.extend_at(c, 20.0), Ok(false));
+    clock.advance(20.0);
+    assert_eq!(q.drain_expired(9), vec!["a", "b", "c"], "a kept its place; b queued as moved");
+    assert_eq!(q.extend_at(a, 30.0), Ok(false), "a stale handle names nothing");
+}
+
+#[test]
 fn rescheduling_to_a_shared_deadline_queues_behind() {
     let (mut q, clock) = queue();
     let a = q.offer('a', 5.0).unwrap();
@@ -241,6 +258,7 @@ enum Op {
     CancelForged(u64),
     Reschedule(usize, f64),
     RescheduleAt(usize, f64),
+    ExtendAt(usize, f64),
     Poll,
     Drain(usize),
     Advance(f64),
@@ -275,6 +293,7 @@ fn op() -> impl Strategy<Value = Op> {
         1 => any::<u64>().prop_map(Op::CancelForged),
         2 => (any::<usize>(), delay()).prop_map(|(i, d)| Op::Reschedule(i, d)),
         1 => (any::<usize>(), deadline()).prop_map(|(i, d)| Op::RescheduleAt(i, d)),
+        2 => (any::<usize>(), deadline()).prop_map(|(i, d)| Op::ExtendAt(i, d)),
         4 => Just(Op::Poll),
         1 => (0usize..4).prop_map(Op::Drain),
         3 => (0i32..25).prop_map(|t| Op::Advance(f64::from(t))),
@@ -374,6 +393,21 @@ proptest! {
                         let expected = model.remove(h);
                         prop_assert_eq!(got, Ok(expected.is_some()));
                         if let Some(v) = expected {
+                            model.insert(at, v, h);
+                        }
+                    }
+                }
+                Op::ExtendAt(i, at) if !handles.is_empty() => {
+                    let h = handles[i % handles.len()];
+                    let got = q.extend_at(h, at);
+                    if !at.is_finite() {
+                        prop_assert_eq!(got, Err(Refusal::NotFinite));
+                    } else {
+                        // Moved only to a later deadline; otherwise its deadline and seq stay.
+                        let later = model.find(h).is_some_and(|x| at > x.0);
+                        prop_assert_eq!(got, Ok(later));
+                        if later {
+                            let v = model.remove(h).expect("found");
                             model.insert(at, v, h);
                         }
                     }
