@@ -9,7 +9,7 @@
  * @module tarry-queue/redis
  */
 
-import type { ScheduleInfo, ScheduleOptions, ScheduleRule } from "./schedules.js";
+import type { ScheduleInfo, ScheduleOptions, ScheduleRule } from "./tarry.js";
 import type { AbortSignalLike, DurableEngineEvents, ItemInfo, Page, PageOptions, QueueEvents } from "./tarry.js";
 
 /** JSON data: what an item's value may be. */
@@ -115,8 +115,8 @@ export interface RedisJob<T extends Jsonable<T> = Json> {
   extend(ms?: number): Promise<boolean>;
 }
 
-/** A schedule's rule, options and description: one declaration for every engine (js/schedules.d.ts). */
-export type { ScheduleInfo, ScheduleOptions as RedisScheduleOptions, ScheduleRule } from "./schedules.js";
+/** A schedule's rule, options and description: one declaration for every engine (tarry.d.ts). */
+export type { ScheduleInfo, ScheduleOptions as RedisScheduleOptions, ScheduleRule } from "./tarry.js";
 
 export interface DeadLetter<T extends Jsonable<T> = Json> {
   id: string;

@@ -17,20 +17,17 @@
 // stops at es2022 and that have no @types/node.
 /// <reference lib="esnext.disposable" />
 
-import type { ScheduleOptions } from "./schedules.js";
-
 /**
  * @internal
  * A global class's instance type where the project's types declare that global (lib "dom",
  * "webworker", @types/node, Deno), and `never` where none does, so that these types compile
- * with `lib: ["es2022"]` alone. Marked `export`: this file's `export type { }` statement makes it
- * export only what is marked.
+ * with `lib: ["es2022"]` alone.
  */
-export type GlobalInstance<Name extends string> = typeof globalThis extends { [K in Name]: { prototype: infer I } }
+type GlobalInstance<Name extends string> = typeof globalThis extends { [K in Name]: { prototype: infer I } }
   ? I
   : never;
 /** @internal */
-export type WasmModule = typeof globalThis extends { WebAssembly: { Module: { prototype: infer M } } } ? M : never;
+type WasmModule = typeof globalThis extends { WebAssembly: { Module: { prototype: infer M } } } ? M : never;
 
 /** An AbortSignal (the DOM's, Node's or Deno's). */
 export type AbortSignalLike = GlobalInstance<"AbortSignal">;
@@ -139,12 +136,6 @@ export interface SchedulerEvents {
 }
 
 /**
- * Schedules, on every engine: their options (Scheduler#every and #cron, a durable queue's
- * `schedule()`), and a durable schedule's rule and description (js/schedules.d.ts).
- */
-export type { ScheduleInfo, ScheduleOptions, ScheduleRule } from "./schedules.js";
-
-/**
  * What an offer does when its id names an item already present: "replace" (default), "keep"
  * or "extend" (docs/semantics.md, "Offering an id that is present").
  */
@@ -200,6 +191,64 @@ export interface DurableEngineEvents {
   paused: Record<string, never>;
   resumed: Record<string, never>;
 }
+
+// ---- schedules: one set of types for every engine (redis.d.ts and workerd.d.ts re-export them) ---
+
+/**
+ * Options of a schedule, on every engine: Scheduler#every and Scheduler#cron, and a durable
+ * queue's `schedule()` (docs/schedules.md has the rules).
+ */
+export interface ScheduleOptions {
+  /**
+   * What runs when the schedule fell behind (the occurrence after the one due was due as
+   * well: the process slept or was stopped, the event loop was blocked): "one" (default)
+   * runs the latest missed occurrence once, for all of them; "all" runs each, in order,
+   * one per wake-up; "none" runs none of them. An occurrence late by less than that runs.
+   */
+  catchUp?: "one" | "all" | "none";
+  /**
+   * false (default): an occurrence that comes due while the previous run is still running
+   * (its callback's promise pending; on Redis, its delivery in flight) is skipped and
+   * counted (`skipped`), and a missed one that catchUp "all" runs waits for that run to
+   * end; true: it runs. A DurableDelayQueue keeps the option with the schedule: its
+   * deliver() runs one handler at a time, so its occurrences never overlap.
+   */
+  overlap?: boolean;
+  /**
+   * every: the first occurrence (default one period from now; one in the past sets the
+   * phase). cron: no occurrence before it (default now).
+   */
+  start?: number | Date;
+}
+
+/** A durable schedule's rule: a fixed rate (`every` ms), or a cron expression in an IANA time zone (default "UTC"). */
+export type ScheduleRule =
+  | { every: number; cron?: undefined; timezone?: undefined }
+  | { cron: string; timezone?: string; every?: undefined };
+
+/** A durable schedule, as `schedule()` and `schedules()` give it. Times are epoch ms. */
+export type ScheduleInfo<T = unknown> = (
+  | { every: number; cron?: undefined }
+  | { cron: string; timezone: string; every?: undefined }
+) & {
+  id: string;
+  /** every: its first occurrence (the phase); cron: the start given, or undefined. */
+  start: number | undefined;
+  catchUp: "one" | "all" | "none";
+  overlap: boolean;
+  /** What each occurrence carries as its value (from a DurableDelayQueue: a copy). */
+  value: T;
+  /** The due time of its pending occurrence; undefined when its rule has no more. */
+  nextRun: number | undefined;
+  /** The due time of the latest occurrence handed out, or undefined. */
+  lastRun: number | undefined;
+  /** Occurrences handed out so far. */
+  runs: number;
+  /** Occurrences skipped because the previous run was still running (overlap: false; always 0 on a DurableDelayQueue). */
+  skipped: number;
+};
+
+// ---- in memory ------------------------------------------------------------------------------
 
 /** What the methods of a closed queue or scheduler throw, and what its waiting calls reject with. */
 export declare class ClosedError extends Error {

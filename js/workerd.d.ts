@@ -13,7 +13,7 @@
  */
 
 export * from "./tarry.js";
-import type { ScheduleInfo, ScheduleOptions, ScheduleRule } from "./schedules.js";
+import type { ScheduleInfo, ScheduleOptions, ScheduleRule } from "./tarry.js";
 import type { DurableEngineEvents, IfExists, ItemInfo, Page, PageOptions, QueueEvents } from "./tarry.js";
 
 /** The writes DurableDelayQueue makes inside one `storage.transaction()`: all or none. */
@@ -76,12 +76,12 @@ export interface DurableJob<T = unknown> {
   readonly schedule: string | undefined;
 }
 
-/** A schedule's rule, options and description: one declaration for every engine (js/schedules.d.ts). */
+/** A schedule's rule, options and description: one declaration for every engine (tarry.d.ts). */
 export type {
   ScheduleInfo as DurableScheduleInfo,
   ScheduleOptions as DurableScheduleOptions,
   ScheduleRule as DurableScheduleRule,
-} from "./schedules.js";
+} from "./tarry.js";
 
 export interface DurableDeliverOptions {
   /** Ms before an item whose handler threw comes back: a number, or (attempt, error) => ms. Default 1000. */
