@@ -99,6 +99,23 @@ export function checkId(id, name = "id") {
     throw new RangeError(`${name} must be well-formed Unicode (it has a lone surrogate)`);
 }
 
+/** What an offer may do with an id that is present (on every engine); the first is the default. */
+export const IF_EXISTS = Object.freeze(/** @type {const} */ (["replace", "keep", "extend"]));
+
+/**
+ * An offer's `ifExists`: one of IF_EXISTS, or undefined for the default.
+ * @param {unknown} ifExists
+ * @param {string} name
+ * @returns {"replace" | "keep" | "extend"}
+ */
+export function checkIfExists(ifExists, name) {
+  if (ifExists === undefined) return IF_EXISTS[0];
+  if (typeof ifExists !== "string") throw new TypeError(`${name} must be a string, got ${describe(ifExists)}`);
+  if (!IF_EXISTS.includes(/** @type {any} */ (ifExists)))
+    throw new RangeError(`${name} must be "replace", "keep" or "extend", got ${describe(ifExists)}`);
+  return /** @type {"replace" | "keep" | "extend"} */ (ifExists);
+}
+
 /** An epoch-ms number or a Date (of any realm), as a finite epoch-ms number; messages name it `name`. */
 export function epochOf(deadline, name = "deadline") {
   let epoch = deadline;

@@ -72,11 +72,11 @@
 // application registered a MeterProvider (metrics.js). Nobody listening and no provider cost
 // one check per outcome.
 
-import { checkId, checkMs, describe, epochOf, isRevoked, MAX_ID_LENGTH, options } from "./arguments.js";
+import { checkId, checkIfExists, checkMs, describe, epochOf, isRevoked, MAX_ID_LENGTH, options } from "./arguments.js";
 import { ClosedError } from "./errors.js";
 import { EMIT, Emitter, HEARD } from "./events.js";
 import { Meters } from "./metrics.js";
-import { DeadlineOrder } from "./wasm.js";
+import { Order } from "./order.js";
 import {
   infoOf as scheduleInfoOf,
   occurrenceStep,
@@ -86,55 +86,6 @@ import {
   storedSchedule,
 } from "./schedule/durable.js";
 import { checkScheduleId, cronRuleOf, dueOf, occurrenceId, scheduleSpec } from "./schedule/spec.js";
-
-// ---- The seam to the wasm binding: every use of it is in this class. ----
-
-/**
- * The pending items in (deadline, seq) order: the binding's `DeadlineOrder` (src/order.rs),
- * an index only. Nothing ever waits on it, so no timer is armed for it; deadlines go in as
- * epoch ms, which it only compares. Pages after any item cost O(log n + limit).
- */
-class Order {
-  #order = new DeadlineOrder();
-  /** The record of each item in the order, by its slot. */
-  #records = [];
-
-  /** Adds `record` at its (deadline, seq) place; keeps its slot on it for remove(). */
-  add(record) {
-    const slot = this.#order.insert(record.deadline, record.seq);
-    // Refused only for a key that is not finite, or present; deadlines and seqs are checked.
-    if (slot < 0) throw new RangeError(`the order refused (${record.deadline}, ${record.seq}): ${slot}`);
-    this.#records[slot] = record;
-    record.slot = slot;
-  }
-
-  remove(record) {
-    if (record.slot === undefined) return;
-    const slot = this.#order.remove(record.deadline, record.seq);
-    if (slot >= 0) this.#records[slot] = undefined;
-    record.slot = undefined;
-  }
-
-  /** The record with the earliest deadline, or undefined. */
-  head() {
-    const slot = this.#order.head();
-    return slot < 0 ? undefined : this.#records[slot];
-  }
-
-  /** Up to `limit` records after (deadline, seq) (-Infinity: from the first), in order. */
-  after(deadline, seq, limit) {
-    return Array.from(this.#order.after(deadline, seq, limit), (slot) => this.#records[slot]);
-  }
-
-  /** Every record, head first. */
-  sorted() {
-    return Array.from(this.#order.sortedSlots(), (slot) => this.#records[slot]);
-  }
-
-  get size() {
-    return this.#order.size;
-  }
-}
 
 /** The dead letters: by id, and in order of death (their seq) for pages. */
 class DeadLetters {
@@ -194,8 +145,6 @@ const LATEST_DEADLINE = Date.UTC(2189, 0, 1);
 const LATEST = new Date(LATEST_DEADLINE).toISOString();
 /** The earliest deadline: the earliest time a Date can hold. */
 const EARLIEST_DEADLINE = -8.64e15;
-/** What `ifExists` may be; the first is the default. */
-const IF_EXISTS = ["replace", "keep", "extend"];
 /** The contract's defaults, as on Redis: deliveries before the dead letters, ms before a retry. */
 const MAX_ATTEMPTS = 5;
 const RETRY_DELAY_MS = 1000;
@@ -209,7 +158,7 @@ const KEYS_PER_CALL = 128;
 /** Deliveries whose lateness stats() keeps. */
 const LATENESS_SAMPLES = 8192;
 
-/** @typedef {{ id: string, state: string, value: any, deadline: number, seq: number, attempt: number, slot?: number, out?: boolean, reason?: string, diedAt?: number, schedule?: string }} DurableRecord */
+/** @typedef {{ id: string, state: string, value: any, deadline: number, seq: number, attempt: number, inOrder?: boolean, out?: boolean, reason?: string, diedAt?: number, schedule?: string }} DurableRecord */
 /** @typedef {import("./schedule/durable.js").DurableSchedule} DurableSchedule */
 /**
  * What one storage transaction changes (#commit).
@@ -242,8 +191,9 @@ export class DurableDelayQueue extends Emitter {
   #paused = false;
   /** @type {Meters} */
   #meters;
+  /** The pending items, in (deadline, seq) order. @type {Order<DurableRecord>} */
   #order = new Order();
-  /** id → { id, value, deadline, seq, attempt, slot } of each pending or in-flight item. @type {Map<string, DurableRecord>} */
+  /** id → { id, value, deadline, seq, attempt, inOrder } of each pending or in-flight item. @type {Map<string, DurableRecord>} */
   #items = new Map();
   /** The item whose handler runs (in #items, not in #order), or null. @type {DurableRecord | null} */
   #inFlight = null;
@@ -400,7 +350,7 @@ export class DurableDelayQueue extends Emitter {
       } else {
         item = { id: o.id, state: "pending", value: o.value, deadline: o.deadline, seq: next++, attempt: 0 };
       }
-      item.slot = undefined;
+      item.inOrder = false;
       after.set(o.id, item);
     }
     /** @type {Required<Omit<Change, "deadAdds" | "schedulePuts" | "scheduleDeletes" | "tell">>} */
@@ -442,7 +392,7 @@ export class DurableDelayQueue extends Emitter {
     return this.#exclusive(async () => {
       const old = this.#pending(id);
       if (old === undefined || this.#isChain(old)) return false;
-      const moved = { ...old, deadline, seq: this.#next, slot: undefined };
+      const moved = { ...old, deadline, seq: this.#next, inOrder: false };
       await this.#commit({ removes: [old], adds: [moved], next: this.#next + 1 });
       return true;
     });
@@ -595,7 +545,7 @@ export class DurableDelayQueue extends Emitter {
       } else {
         const delay = retryDelayOf(retryDelayMs, attempt, error);
         const deadline = Math.min(Math.max(Date.now() + delay, EARLIEST_DEADLINE), LATEST_DEADLINE);
-        const back = { ...record, state: "pending", deadline, seq: this.#next, slot: undefined, out: false };
+        const back = { ...record, state: "pending", deadline, seq: this.#next, inOrder: false, out: false };
         const nacked = { id, attempt, delayMs: deadline - Date.now(), reason: reasonOf(error) };
         outcome = { removes: [record], adds: [back], next: this.#next + 1, tell: [["nacked", nacked]] };
       }
@@ -1103,7 +1053,7 @@ export class DurableDelayQueue extends Emitter {
     if (this.#paused) return null;
     let first = Infinity;
     for (const a of adds) first = Math.min(first, a.deadline);
-    const leaving = removes.filter((r) => r.slot !== undefined);
+    const leaving = removes.filter((r) => r.inOrder === true);
     const head = this.#order.head();
     let at;
     if (head === undefined || !leaving.includes(head)) at = Math.min(head?.deadline ?? Infinity, first);
@@ -1250,7 +1200,7 @@ function recordOf(id, r) {
     deadline: r.deadline,
     seq: r.seq,
     attempt,
-    slot: undefined,
+    inOrder: false,
     out: r.out === true,
   };
   if (r.schedule !== undefined) record.schedule = r.schedule;
@@ -1275,14 +1225,10 @@ function alarmAt(deadline) {
 
 /** One checked offer: { id, ifExists, value (the copy kept), deadline }. */
 function offerOf(value, valueName, opts, optsName, deadline, of) {
-  const { id = crypto.randomUUID(), ifExists = IF_EXISTS[0] } = options(opts, optsName, ["id", "ifExists"], of);
+  const o = options(opts, optsName, ["id", "ifExists"], of);
+  const { id = crypto.randomUUID() } = o;
   checkId(id, `${optsName}.id`);
-  if (typeof ifExists !== "string") {
-    throw new TypeError(`${optsName}.ifExists must be a string, got ${describe(ifExists)}`);
-  }
-  if (!IF_EXISTS.includes(ifExists)) {
-    throw new RangeError(`${optsName}.ifExists must be "replace", "keep" or "extend", got ${describe(ifExists)}`);
-  }
+  const ifExists = checkIfExists(o.ifExists, `${optsName}.ifExists`);
   return { id, ifExists, value: storable(value, valueName), deadline };
 }
 

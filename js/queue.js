@@ -40,12 +40,14 @@ import {
   checkClock,
   checkHandle,
   checkId,
+  checkIfExists,
   checkMs,
   checkSignal,
   checkTimeout,
   checkValue,
   describe,
   epochOf,
+  IF_EXISTS,
   isRevoked,
   isValue,
   options,
@@ -57,16 +59,20 @@ const dispose = Symbol.dispose ?? Symbol.for("Symbol.dispose");
 /** The options each call takes (arguments.js refuses any other, naming it). */
 const QUEUE_OPTIONS = Object.freeze(["capacity", "keepAlive", "clock"]);
 const TAKE_OPTIONS = Object.freeze(["signal", "timeout"]);
-const PUT_OPTIONS = Object.freeze(["signal", "id"]);
-const OFFER_OPTIONS = Object.freeze(["id"]);
-const OFFER_MANY_OPTIONS = Object.freeze(["ids"]);
+const PUT_OPTIONS = Object.freeze(["signal", "id", "ifExists"]);
+const OFFER_OPTIONS = Object.freeze(["id", "ifExists"]);
+const OFFER_MANY_OPTIONS = Object.freeze(["ids", "ifExists"]);
 
-/** The `id` of an offer's options bag: a checked id, or undefined. */
-function idOption(opts, of, allowed = OFFER_OPTIONS) {
-  if (opts === undefined) return undefined;
-  const { id } = options(opts, "options", allowed, of);
+/** An offer without options: no id. */
+const NO_ID = Object.freeze({ id: undefined, ifExists: IF_EXISTS[0] });
+
+/** An offer's options bag, checked: { id (or undefined), ifExists }. */
+function offerOptions(opts, of) {
+  if (opts === undefined) return NO_ID;
+  const o = options(opts, "options", OFFER_OPTIONS, of);
+  const { id } = o;
   if (id !== undefined) checkId(id, "options.id");
-  return id;
+  return { id, ifExists: checkIfExists(o.ifExists, "options.ifExists") };
 }
 
 /** What cancel, reschedule and delayOf take: a handle, or an id. */
@@ -75,10 +81,12 @@ function checkItem(item) {
   else checkHandle(item, "offer", true);
 }
 
-/** offerMany's `{ ids }`: undefined, or one id (or undefined) per value, each checked. */
+/** offerMany's `{ ids, ifExists }`: `ids` undefined, or one id (or undefined) per value, each checked. */
 function idsOption(opts, n) {
-  const { ids } = options(opts, "options", OFFER_MANY_OPTIONS, "offerMany()");
-  if (ids === undefined) return undefined;
+  const o = options(opts, "options", OFFER_MANY_OPTIONS, "offerMany()");
+  const { ids } = o;
+  const ifExists = checkIfExists(o.ifExists, "options.ifExists");
+  if (ids === undefined) return { ids, ifExists };
   if (isRevoked(ids) || !Array.isArray(ids))
     throw new TypeError(`options.ids must be an array of ids (strings, or undefined for none), got ${describe(ids)}`);
   const m = ids.length;
@@ -89,7 +97,7 @@ function idsOption(opts, n) {
     if (id !== undefined) checkId(id, `options.ids[${i}]`);
     out[i] = id;
   }
-  return out;
+  return { ids: out, ifExists };
 }
 
 /** Every live queue, so that a page becoming visible again can flush overdue items. */
@@ -159,20 +167,24 @@ export class DelayQueue extends Emitter {
   /**
    * Adds `value`, due `delayMs` from now. Returns its handle, or null when a bounded queue
    * is full. With `{ id }`, the item is also named by that string, which `cancel`,
-   * `reschedule` and `delayOf` take as they take its handle, and which snapshots keep; an
-   * item that already has the id is replaced instead: it gets the new value and deadline,
-   * as if offered anew (behind the items already due then), and keeps its handle.
+   * `reschedule` and `delayOf` take as they take its handle, and which snapshots keep.
+   * `ifExists` says what an offer does when an item has the id already, and returns that
+   * item's handle: "replace" (default): it gets the new value and deadline, as if offered
+   * anew (behind the items already due then); "keep": it stays as it is; "extend": it gets
+   * the new value, and the new deadline if that is later (moved as a replacement is), else
+   * it keeps its deadline and place.
    */
   offer(value, delayMs, opts) {
     checkValue(value);
     checkMs(delayMs, "delayMs");
-    return this.#offerChecked(value, delayMs, idOption(opts, "offer()"));
+    const { id, ifExists } = offerOptions(opts, "offer()");
+    return this.#offerChecked(value, delayMs, id, ifExists);
   }
 
-  /** offer() of a value, delay and id already checked (a value's check reads its `then` once). */
-  #offerChecked(value, delayMs, id) {
+  /** offer() of a value, delay, id and ifExists already checked (a value's check reads its `then` once). */
+  #offerChecked(value, delayMs, id, ifExists) {
     const now = this.#tl.clock.now();
-    return this.#insert(value, now + delayMs, now, id);
+    return this.#insert(value, now + delayMs, now, id, ifExists);
   }
 
   /**
@@ -180,8 +192,9 @@ export class DelayQueue extends Emitter {
    * ms from now when it is one number), reading the clock once for the batch. Returns
    * their handles in order. Each element is read once and checked first: a bad value or
    * delay, or a batch larger than the room left, throws and adds nothing. With
-   * `{ ids }`, `ids[i]` (a string, or undefined for none) names `values[i]` as offer()'s
-   * `id` does, in order: an id already present, or repeated in the batch, replaces.
+   * `{ ids, ifExists }`, `ids[i]` (a string, or undefined for none) names `values[i]` as
+   * offer()'s `id` does, in order: an id already present, or repeated in the batch, meets
+   * what is there as `ifExists` says (default "replace").
    */
   offerMany(values, delays, opts) {
     if (isRevoked(values) || !Array.isArray(values))
@@ -208,8 +221,10 @@ export class DelayQueue extends Emitter {
     } else {
       throw new TypeError(`delays must be a number, an array of numbers or a Float64Array, got ${describe(delays)}`);
     }
-    const ids = opts === undefined ? undefined : idsOption(opts, n);
-    if (ids !== undefined) return this.#offerNamed(vs, ds, ids);
+    if (opts !== undefined) {
+      const { ids, ifExists } = idsOption(opts, n);
+      if (ids !== undefined) return this.#offerNamed(vs, ds, ids, ifExists);
+    }
     const tl = this.#tl;
     const d = tl.open();
     const room = tl.room();
@@ -235,9 +250,9 @@ export class DelayQueue extends Emitter {
 
   /**
    * offerMany() with ids: one by one in batch order, on one clock reading, after checking
-   * that the new ones fit (each replacement needs no room).
+   * that the new ones fit (an id present needs no room, whatever `ifExists` does with it).
    */
-  #offerNamed(vs, ds, ids) {
+  #offerNamed(vs, ds, ids, ifExists) {
     const tl = this.#tl;
     tl.open();
     const n = vs.length;
@@ -259,7 +274,7 @@ export class DelayQueue extends Emitter {
       const id = ids[i];
       const present = id === undefined ? undefined : tl.values.handleOf(id);
       if (present !== undefined) {
-        tl.replace(present, vs[i], now + ds[i]);
+        tl.reoffer(present, vs[i], now + ds[i], ifExists);
         out[i] = present;
       } else {
         out[i] = tl.offer(vs[i], now + ds[i], id);
@@ -286,25 +301,26 @@ export class DelayQueue extends Emitter {
   offerAt(value, deadline, opts) {
     checkValue(value);
     const epoch = epochOf(deadline);
-    const id = idOption(opts, "offerAt()");
+    const { id, ifExists } = offerOptions(opts, "offerAt()");
     const clock = this.#tl.clock;
     this.#tl.open();
-    return this.#insert(value, clock.fromEpoch(epoch), clock.now(), id);
+    return this.#insert(value, clock.fromEpoch(epoch), clock.now(), id, ifExists);
   }
 
   /**
    * Inserts a checked value, named `id` if given. With takes waiting, a due item goes to
    * them now; a later one may re-arm the timer, and if the host refuses the timer the item
    * is taken back out and the error thrown (the offer changes nothing). An item that has
-   * the id already is replaced as reschedule() moves one (a host refusing the timer then
-   * rejects the waiting takes, as for reschedule).
+   * the id already meets the offer as `ifExists` says; one that moves moves as reschedule()
+   * moves one (a host refusing the timer then rejects the waiting takes, as for reschedule).
    */
-  #insert(value, deadline, now, id) {
+  #insert(value, deadline, now, id, ifExists) {
     const tl = this.#tl;
     if (id !== undefined) {
       const present = tl.values.handleOf(id);
       if (present !== undefined) {
-        tl.replace(present, value, deadline);
+        if (ifExists === "keep") return present;
+        tl.reoffer(present, value, deadline, ifExists);
         if (this.#takers.size !== 0) this.#serve(now);
         else if (tl.watching) this.#watch();
         return present;
@@ -344,15 +360,17 @@ export class DelayQueue extends Emitter {
   #put(value, delayMs, opts) {
     checkValue(value);
     checkMs(delayMs, "delayMs");
-    const { signal, id } = options(opts, "options", PUT_OPTIONS, "put()");
+    const o = options(opts, "options", PUT_OPTIONS, "put()");
+    const { signal, id } = o;
     checkSignal(signal, "options.signal");
     if (id !== undefined) checkId(id, "options.id");
+    const ifExists = checkIfExists(o.ifExists, "options.ifExists");
     const tl = this.#tl;
     if (tl.deadlines === null) return Promise.reject(new ClosedError("DelayQueue"));
     if (signal?.aborted) return Promise.reject(abortReason(signal));
-    // A replacement needs no room: it goes in now, whoever waits for room.
+    // An id present needs no room: the offer meets it now, whoever waits for room.
     if (this.#putters.size === 0 || (id !== undefined && tl.values.handleOf(id) !== undefined)) {
-      const h = this.#offerChecked(value, delayMs, id);
+      const h = this.#offerChecked(value, delayMs, id, ifExists);
       if (h !== null) return Promise.resolve(h);
     }
     const deadline = tl.clock.now() + delayMs;
@@ -361,6 +379,7 @@ export class DelayQueue extends Emitter {
         value,
         deadline,
         id,
+        ifExists,
         resolve,
         reject,
         signal,
@@ -756,9 +775,9 @@ export class DelayQueue extends Emitter {
     const tl = this.#tl;
     let admitted = false;
     for (let p = this.#putters.peek(); p !== undefined; p = this.#putters.peek()) {
-      // Its id may have been given to an item since it began to wait: that one is replaced.
+      // Its id may have been given to an item since it began to wait: the put meets that one.
       const present = p.id === undefined ? undefined : tl.values.handleOf(p.id);
-      if (present !== undefined) tl.replace(present, p.value, p.deadline);
+      if (present !== undefined) tl.reoffer(present, p.value, p.deadline, p.ifExists);
       const h = present ?? tl.offer(p.value, p.deadline, p.id);
       if (h === null) break;
       this.#putters.remove(p);

@@ -9,6 +9,7 @@
  * @module tarry-queue/redis
  */
 
+import type { ScheduleInfo, ScheduleOptions, ScheduleRule } from "./tarry.js";
 import type { AbortSignalLike, DurableEngineEvents, ItemInfo, Page, PageOptions, QueueEvents } from "./tarry.js";
 
 /** JSON data: what an item's value may be. */
@@ -121,42 +122,8 @@ export interface RedisJob<T extends Jsonable<T> = Json> {
   extend(ms?: number): Promise<boolean>;
 }
 
-/** A schedule's rule: a fixed rate (`every` ms), or a cron expression in an IANA time zone (default "UTC"). */
-export type ScheduleRule =
-  | { every: number; cron?: undefined; timezone?: undefined }
-  | { cron: string; timezone?: string; every?: undefined };
-
-/** Options of `schedule()`: docs/schedules.md has the rules. */
-export interface RedisScheduleOptions {
-  /** What runs when the schedule fell behind: "one" (default) the latest missed occurrence, "all" each, "none" none. */
-  catchUp?: "one" | "all" | "none";
-  /** false (default): an occurrence that comes due while the previous run is in flight is skipped and counted. */
-  overlap?: boolean;
-  /** every: the first occurrence (default one period from now; one in the past sets the phase). cron: no occurrence before it. */
-  start?: number | Date;
-}
-
-/** A schedule, as `schedule()` and `schedules()` give it. Times are epoch ms. */
-export type ScheduleInfo<T = Json> = (
-  | { every: number; cron?: undefined }
-  | { cron: string; timezone: string; every?: undefined }
-) & {
-  id: string;
-  /** every: its first occurrence (the phase); cron: the start given, or undefined. */
-  start: number | undefined;
-  catchUp: "one" | "all" | "none";
-  overlap: boolean;
-  /** What each occurrence carries as its value. */
-  value: T;
-  /** The due time of its pending occurrence; undefined when its rule has no more. */
-  nextRun: number | undefined;
-  /** The due time of the latest occurrence handed out, or undefined. */
-  lastRun: number | undefined;
-  /** Occurrences handed out so far. */
-  runs: number;
-  /** Occurrences skipped because the previous run was still in flight (overlap: false). */
-  skipped: number;
-};
+/** A schedule's rule, options and description: one declaration for every engine (tarry.d.ts). */
+export type { ScheduleInfo, ScheduleOptions as RedisScheduleOptions, ScheduleRule } from "./tarry.js";
 
 export interface DeadLetter<T extends Jsonable<T> = Json> {
   id: string;
@@ -291,7 +258,7 @@ export declare class RedisDelayQueue<T extends Jsonable<T> = Json> {
    * each occurrence is an item with `value`, taken like any other, with `job.schedule` = `id`
    * and `job.deadline` = its due time. Resolves with the schedule.
    */
-  schedule(id: string, rule: ScheduleRule, value: T, options?: RedisScheduleOptions): Promise<ScheduleInfo<T>>;
+  schedule(id: string, rule: ScheduleRule, value: T, options?: ScheduleOptions): Promise<ScheduleInfo<T>>;
   /** Removes a schedule and its pending occurrence (a run in flight finishes): true if there was one. */
   unschedule(id: string): Promise<boolean>;
   /** Every schedule of the queue, by id. */

@@ -47,6 +47,11 @@ export class Slots {
     if (this.#marks !== null) this.#marks[handle & mask] = undefined;
   }
 
+  /** Gives a live item a new value; whether it is marked stays. */
+  revalue(handle, value) {
+    this.#values[handle & mask] = value;
+  }
+
   /** The value of a live item, by its handle. */
   named(handle) {
     return this.#values[handle & mask];
@@ -54,12 +59,7 @@ export class Slots {
 
   /** The value of an item cancelled by its handle, forgotten here too. */
   forget(handle) {
-    const slot = handle & mask;
-    const value = this.#values[slot];
-    this.#values[slot] = undefined;
-    if (this.#ids !== null) this.#unname(slot);
-    if (this.#marks !== null) this.#marks[slot] = undefined;
-    return value;
+    return this.take(handle & mask);
   }
 
   /** The value in a slot the binding handed out. */

@@ -135,6 +135,12 @@ export interface SchedulerEvents {
   skipped: { schedule: string; due: number; reason: "overlap" | "missed" };
 }
 
+/**
+ * What an offer does when its id names an item already present: "replace" (default), "keep"
+ * or "extend" (docs/semantics.md, "Offering an id that is present").
+ */
+export type IfExists = "replace" | "keep" | "extend";
+
 /** What a durable queue (Redis, Durable Objects) holds under an id, as get() and the pages show it. */
 export interface ItemInfo<T = unknown> {
   id: string;
@@ -185,6 +191,64 @@ export interface DurableEngineEvents {
   paused: Record<string, never>;
   resumed: Record<string, never>;
 }
+
+// ---- schedules: one set of types for every engine (redis.d.ts and workerd.d.ts re-export them) ---
+
+/**
+ * Options of a schedule, on every engine: Scheduler#every and Scheduler#cron, and a durable
+ * queue's `schedule()` (docs/schedules.md has the rules).
+ */
+export interface ScheduleOptions {
+  /**
+   * What runs when the schedule fell behind (the occurrence after the one due was due as
+   * well: the process slept or was stopped, the event loop was blocked): "one" (default)
+   * runs the latest missed occurrence once, for all of them; "all" runs each, in order,
+   * one per wake-up; "none" runs none of them. An occurrence late by less than that runs.
+   */
+  catchUp?: "one" | "all" | "none";
+  /**
+   * false (default): an occurrence that comes due while the previous run is still running
+   * (its callback's promise pending; on Redis, its delivery in flight) is skipped and
+   * counted (`skipped`), and a missed one that catchUp "all" runs waits for that run to
+   * end; true: it runs. A DurableDelayQueue keeps the option with the schedule: its
+   * deliver() runs one handler at a time, so its occurrences never overlap.
+   */
+  overlap?: boolean;
+  /**
+   * every: the first occurrence (default one period from now; one in the past sets the
+   * phase). cron: no occurrence before it (default now).
+   */
+  start?: number | Date;
+}
+
+/** A durable schedule's rule: a fixed rate (`every` ms), or a cron expression in an IANA time zone (default "UTC"). */
+export type ScheduleRule =
+  | { every: number; cron?: undefined; timezone?: undefined }
+  | { cron: string; timezone?: string; every?: undefined };
+
+/** A durable schedule, as `schedule()` and `schedules()` give it. Times are epoch ms. */
+export type ScheduleInfo<T = unknown> = (
+  | { every: number; cron?: undefined }
+  | { cron: string; timezone: string; every?: undefined }
+) & {
+  id: string;
+  /** every: its first occurrence (the phase); cron: the start given, or undefined. */
+  start: number | undefined;
+  catchUp: "one" | "all" | "none";
+  overlap: boolean;
+  /** What each occurrence carries as its value (from a DurableDelayQueue: a copy). */
+  value: T;
+  /** The due time of its pending occurrence; undefined when its rule has no more. */
+  nextRun: number | undefined;
+  /** The due time of the latest occurrence handed out, or undefined. */
+  lastRun: number | undefined;
+  /** Occurrences handed out so far. */
+  runs: number;
+  /** Occurrences skipped because the previous run was still running (overlap: false; always 0 on a DurableDelayQueue). */
+  skipped: number;
+};
+
+// ---- in memory ------------------------------------------------------------------------------
 
 /** What the methods of a closed queue or scheduler throw, and what its waiting calls reject with. */
 export declare class ClosedError extends Error {
@@ -240,16 +304,23 @@ export interface OfferOptions {
    * A name for the item that the application chooses (an order's id, say): `cancel`,
    * `reschedule` and `delayOf` take it as they take the item's handle, and snapshots keep it,
    * so the item can be cancelled by it after `restore()` in another process (where handles
-   * name nothing). A non-empty, well-formed string of at most 512 UTF-16 code units. An
-   * item that already has the id is replaced: it gets the new value and deadline, as if
-   * offered anew, and keeps its handle.
+   * name nothing). A non-empty, well-formed string of at most 512 UTF-16 code units.
    */
   id?: string;
+  /**
+   * What the offer does when an item already has the id; it returns that item's handle.
+   * "replace" (default): the item gets the new value and deadline, as if offered anew.
+   * "keep": the item stays as it is (throttle). "extend": the item gets the new value, and
+   * the new deadline if that is later, else keeps its own (debounce).
+   */
+  ifExists?: IfExists;
 }
 
 export interface OfferManyOptions {
   /** `ids[i]` names `values[i]` as OfferOptions.id does (undefined: no id), in batch order. */
   ids?: readonly (string | undefined)[];
+  /** What each offer whose id an item has (one offered earlier in the batch, too) does: as OfferOptions.ifExists. */
+  ifExists?: IfExists;
 }
 
 export interface PutOptions extends OfferOptions {
@@ -320,8 +391,8 @@ export interface DelayQueue<T = unknown, Bounded extends boolean = boolean>
   /**
    * Adds `value` due `delayMs` from now (negative: already expired). null when a bounded queue
    * is full. Throws a TypeError for undefined or a thenable value (a Promise would adopt it);
-   * null is a value. `{ id }` names the item (see OfferOptions): an item with that id is
-   * replaced, in place, and that needs no room.
+   * null is a value. `{ id }` names the item (see OfferOptions): an item with that id meets
+   * the offer as `ifExists` says (replaced by default), in place, and that needs no room.
    */
   offer(value: T, delayMs: number, options?: OfferOptions): OfferResult<Bounded>;
   /**
@@ -340,7 +411,7 @@ export interface DelayQueue<T = unknown, Bounded extends boolean = boolean>
   offerAt(value: T, deadline: number | Date, options?: OfferOptions): OfferResult<Bounded>;
   /**
    * Adds `value`, waiting for room when bounded; the delay counts from the call. Never
-   * throws: a bad argument rejects. With an `id` that an item has, it replaces that item at once.
+   * throws: a bad argument rejects. With an `id` that an item has, it meets that item at once, as `ifExists` says.
    */
   put(value: T, delayMs: number, options?: PutOptions): Promise<Handle>;
   /** The expired head, removed, or undefined. */
@@ -455,28 +526,6 @@ export interface SchedulerOptions {
 export interface OccurrenceRule {
   next(after: number): number | undefined;
   latest(at: number): number | undefined;
-}
-
-/** Options of Scheduler#every and Scheduler#cron. */
-export interface ScheduleOptions {
-  /**
-   * What runs when the schedule fell behind (the occurrence after the one due was due as
-   * well: the process slept or was stopped, the event loop was blocked): "one" (default)
-   * runs the latest missed occurrence once, for all of them; "all" runs each, in order,
-   * one per wake-up; "none" runs none of them. An occurrence late by less than that runs.
-   */
-  catchUp?: "one" | "all" | "none";
-  /**
-   * false (default): an occurrence that comes due while the previous run's promise is
-   * still pending is skipped and counted (`Schedule#skipped`), and a missed one that
-   * catchUp "all" runs waits for that run to end; true: it runs.
-   */
-  overlap?: boolean;
-  /**
-   * every: the first occurrence (default one period from now; one in the past sets the
-   * phase). cron: no occurrence before it (default now).
-   */
-  start?: number | Date;
 }
 
 /** Options of Scheduler#cron. */

@@ -95,6 +95,30 @@ export class Timeline {
     if (this.watching && deadline < this.expiryAt) this.expiryAt = deadline;
   }
 
+  /**
+   * Gives the live item `handle` a new value, and `deadline` if that is later than its own
+   * (moved as replace() moves it); otherwise it keeps its deadline, its place among equal
+   * deadlines and whether it was seen expired. Arms nothing.
+   */
+  extend(handle, value, deadline) {
+    if (this.open().extend(handle, deadline)) {
+      this.values.put(handle, value);
+      if (this.watching && deadline < this.expiryAt) this.expiryAt = deadline;
+    } else {
+      this.values.revalue(handle, value);
+    }
+  }
+
+  /**
+   * An offer of `value` due at `deadline` meeting the live item `handle`, which has the
+   * offer's id, as `ifExists` says: "replace" (replace()), "extend" (extend()) or "keep"
+   * (nothing changes). Arms nothing.
+   */
+  reoffer(handle, value, deadline, ifExists) {
+    if (ifExists === "replace") this.replace(handle, value, deadline);
+    else if (ifExists === "extend") this.extend(handle, value, deadline);
+  }
+
   /** Moves the live item `handle` to `deadline`; false when it names none. Arms nothing. */
   reschedule(handle, deadline) {
     const moved = this.open().reschedule(handle, deadline);

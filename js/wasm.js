@@ -27,7 +27,7 @@
 // repeats (the module gzips to ~1.1x the wasm's gzip; base64 ~1.3x), and it is plain ASCII
 // that no minifier or served charset rewrites.
 
-import { DeadlineOrder as GlueDeadlineOrder, Deadlines as GlueDeadlines, initSync } from "../dist/tarry.js";
+import { Deadlines as GlueDeadlines, initSync } from "../dist/tarry.js";
 
 /** Why the binding refused an offer (what `Deadlines#offer` returns in place of a handle). */
 export { Refused } from "../dist/tarry.js";
@@ -167,14 +167,6 @@ export class Deadlines extends GlueDeadlines {
   static slotMask() {
     ready();
     return GlueDeadlines.slotMask();
-  }
-}
-
-/** The binding's (deadline, seq) order that DurableDelayQueue pages through, loading the wasm on first use. */
-export class DeadlineOrder extends GlueDeadlineOrder {
-  constructor() {
-    ready();
-    super();
   }
 }
 

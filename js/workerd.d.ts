@@ -13,7 +13,8 @@
  */
 
 export * from "./tarry.js";
-import type { DurableEngineEvents, ItemInfo, Page, PageOptions, QueueEvents } from "./tarry.js";
+import type { ScheduleInfo, ScheduleOptions, ScheduleRule } from "./tarry.js";
+import type { DurableEngineEvents, IfExists, ItemInfo, Page, PageOptions, QueueEvents } from "./tarry.js";
 
 /** The writes DurableDelayQueue makes inside one `storage.transaction()`: all or none. */
 export interface DurableQueueTransaction {
@@ -33,8 +34,8 @@ export interface DurableQueueStorage {
   deleteAlarm(): Promise<void>;
 }
 
-/** What an offer does when its id names an item already present (pending, in flight or dead). */
-export type DurableIfExists = "replace" | "keep" | "extend";
+/** What an offer does when its id names an item already present (pending, in flight or dead): the IfExists of every engine. */
+export type { IfExists as DurableIfExists } from "./tarry.js";
 
 export interface DurableOfferOptions {
   /** The item's id: a non-empty, well-formed string of at most 512 code units. Default: a random UUID. */
@@ -45,10 +46,10 @@ export interface DurableOfferOptions {
    * the two deadlines and the new value, keeping its attempts; an item in flight or dead is
    * replaced.
    */
-  ifExists?: DurableIfExists;
+  ifExists?: IfExists;
 }
 
-export type DurableOfferItem<T = unknown> = { value: T; id?: string; ifExists?: DurableIfExists } & (
+export type DurableOfferItem<T = unknown> = { value: T; id?: string; ifExists?: IfExists } & (
   | { delayMs: number; deadline?: undefined }
   | { deadline: number | Date; delayMs?: undefined }
 );
@@ -75,42 +76,12 @@ export interface DurableJob<T = unknown> {
   readonly schedule: string | undefined;
 }
 
-/** A schedule's rule: a fixed rate (`every` ms), or a cron expression in an IANA time zone (default "UTC"). */
-export type DurableScheduleRule =
-  | { every: number; cron?: undefined; timezone?: undefined }
-  | { cron: string; timezone?: string; every?: undefined };
-
-/** Options of `schedule()`: docs/schedules.md has the rules. */
-export interface DurableScheduleOptions {
-  /** What runs when the schedule fell behind: "one" (default) the latest missed occurrence, "all" each, "none" none. */
-  catchUp?: "one" | "all" | "none";
-  /** Kept with the schedule; deliver() runs one handler at a time, so occurrences never overlap here. */
-  overlap?: boolean;
-  /** every: the first occurrence (default one period from now; one in the past sets the phase). cron: no occurrence before it. */
-  start?: number | Date;
-}
-
-/** A schedule, as `schedule()` and `schedules()` give it. Times are epoch ms. */
-export type DurableScheduleInfo<T = unknown> = (
-  | { every: number; cron?: undefined }
-  | { cron: string; timezone: string; every?: undefined }
-) & {
-  id: string;
-  /** every: its first occurrence (the phase); cron: the start given, or undefined. */
-  start: number | undefined;
-  catchUp: "one" | "all" | "none";
-  overlap: boolean;
-  /** A copy of what each occurrence carries as its value. */
-  value: T;
-  /** The due time of its pending occurrence; undefined when its rule has no more. */
-  nextRun: number | undefined;
-  /** The due time of the latest occurrence handed out, or undefined. */
-  lastRun: number | undefined;
-  /** Occurrences handed out so far. */
-  runs: number;
-  /** Occurrences skipped for overlap (always 0 here: deliver() runs one handler at a time). */
-  skipped: number;
-};
+/** A schedule's rule, options and description: one declaration for every engine (tarry.d.ts). */
+export type {
+  ScheduleInfo as DurableScheduleInfo,
+  ScheduleOptions as DurableScheduleOptions,
+  ScheduleRule as DurableScheduleRule,
+} from "./tarry.js";
 
 export interface DurableDeliverOptions {
   /** Ms before an item whose handler threw comes back: a number, or (attempt, error) => ms. Default 1000. */
@@ -233,16 +204,11 @@ export declare class DurableDelayQueue<T = unknown> {
    * each occurrence is an item with `value`, delivered like any other, with `job.schedule` =
    * `id` and `job.deadline` = its due time. Resolves with the schedule.
    */
-  schedule(
-    id: string,
-    rule: DurableScheduleRule,
-    value: T,
-    options?: DurableScheduleOptions,
-  ): Promise<DurableScheduleInfo<T>>;
+  schedule(id: string, rule: ScheduleRule, value: T, options?: ScheduleOptions): Promise<ScheduleInfo<T>>;
   /** Removes a schedule and its pending occurrence (a run in flight finishes): true if there was one. */
   unschedule(id: string): Promise<boolean>;
   /** Every schedule, by id. */
-  schedules(): Promise<DurableScheduleInfo<T>[]>;
+  schedules(): Promise<ScheduleInfo<T>[]>;
   /** Refuses later calls; resolves when the calls and deliveries already made have finished. Storage and alarm stay. */
   close(): Promise<void>;
   [Symbol.asyncDispose](): Promise<void>;

@@ -26,7 +26,7 @@ use serde::Serialize;
 use wasm_bindgen::prelude::*;
 
 use crate::heap::SLOT_BITS;
-use crate::{DelayQueue, Driver, Handle, KeyRefusal, ManualClock, Order, Refusal, MAX_ITEMS, MAX_SEQ};
+use crate::{DelayQueue, Driver, Handle, ManualClock, Refusal, MAX_ITEMS};
 
 /// Why an offer was refused, as `offer` returns it in place of a handle. Handles are at
 /// least 2²⁶, so a refusal is never read as one.
@@ -37,10 +37,6 @@ pub enum Refused {
     Full = -1,
     /// The deadline was NaN or infinite.
     NotFinite = -2,
-    /// [`DeadlineOrder`]: an item with this deadline and seq is present.
-    Present = -3,
-    /// [`DeadlineOrder`]: the seq was not a whole number from 0 to 2⁵³ − 1.
-    NotSeq = -4,
 }
 
 impl From<Refusal> for Refused {
@@ -48,17 +44,6 @@ impl From<Refusal> for Refused {
         match r {
             Refusal::Full => Refused::Full,
             Refusal::NotFinite => Refused::NotFinite,
-        }
-    }
-}
-
-impl From<KeyRefusal> for Refused {
-    fn from(r: KeyRefusal) -> Self {
-        match r {
-            KeyRefusal::Full => Refused::Full,
-            KeyRefusal::NotFinite => Refused::NotFinite,
-            KeyRefusal::Present => Refused::Present,
-            KeyRefusal::SeqTooLarge => Refused::NotSeq,
         }
     }
 }
@@ -168,6 +153,12 @@ impl Deadlines {
     /// Moves an item's deadline to `deadline`; false when the handle names nothing here.
     pub fn reschedule(&mut self, handle_raw: f64, deadline: f64) -> bool {
         handle(handle_raw).is_some_and(|h| self.driver.items_mut().reschedule_at(h, deadline) == Ok(true))
+    }
+
+    /// Moves an item's deadline to `deadline` if that is later than its own (`ifExists:
+    /// "extend"`); false when it did not move (due no earlier, or the handle names nothing).
+    pub fn extend(&mut self, handle_raw: f64, deadline: f64) -> bool {
+        handle(handle_raw).is_some_and(|h| self.driver.items_mut().extend_at(h, deadline) == Ok(true))
     }
 
     /// An item's deadline, or NaN when the handle names nothing here.
@@ -324,66 +315,6 @@ impl Deadlines {
     }
 }
 
-/// Items in `(deadline, seq)` order with a slot each, paged from any point: [`Order`] for a
-/// JS queue that nothing waits on (DurableDelayQueue, whose timer is the object's alarm) and
-/// that is listed page by page. The caller chooses each seq (unique, a whole number below
-/// 2⁵³) and names items by `(deadline, seq)`; items come back by slot.
-#[wasm_bindgen]
-#[derive(Default)]
-pub struct DeadlineOrder {
-    order: Order,
-}
-
-/// A seq from JS, if it is one.
-fn seq(raw: f64) -> Option<u64> {
-    ((0.0..=MAX_SEQ as f64).contains(&raw) && raw.fract() == 0.0).then_some(raw as u64)
-}
-
-#[wasm_bindgen]
-impl DeadlineOrder {
-    #[wasm_bindgen(constructor)]
-    pub fn new() -> DeadlineOrder {
-        DeadlineOrder::default()
-    }
-
-    /// Adds the item `(deadline, seq)`; its slot, or a [`Refused`] value (below 0).
-    pub fn insert(&mut self, deadline: f64, seq_raw: f64) -> i32 {
-        let Some(seq) = seq(seq_raw) else { return Refused::NotSeq as i32 };
-        match self.order.insert(deadline, seq) {
-            Ok(slot) => slot as i32,
-            Err(e) => Refused::from(e) as i32,
-        }
-    }
-
-    /// Removes the item `(deadline, seq)`; its slot, or -1 when it is not here.
-    pub fn remove(&mut self, deadline: f64, seq_raw: f64) -> i32 {
-        seq(seq_raw).and_then(|s| self.order.remove(deadline, s)).map_or(NO_SLOT, |slot| slot as i32)
-    }
-
-    /// The earliest item's slot, or -1 when empty.
-    pub fn head(&self) -> i32 {
-        self.order.head().map_or(NO_SLOT, |slot| slot as i32)
-    }
-
-    /// The slots of up to `limit` items after `(deadline, seq)` in order (the key need not be
-    /// present; a deadline of -Infinity: from the first). O(log n + limit).
-    pub fn after(&self, deadline: f64, seq_raw: f64, limit: u32) -> Vec<i32> {
-        let key = seq(seq_raw).map_or((f64::NAN, 0), |s| (deadline, s));
-        self.order.after(Some(key), limit as usize).into_iter().map(|slot| slot as i32).collect()
-    }
-
-    /// Every item's slot, in order.
-    #[wasm_bindgen(js_name = sortedSlots)]
-    pub fn sorted_slots(&self) -> Vec<i32> {
-        self.order.slots().into_iter().map(|slot| slot as i32).collect()
-    }
-
-    #[wasm_bindgen(getter)]
-    pub fn size(&self) -> u32 {
-        self.order.len() as u32
-    }
-}
-
 #[cfg(test)]
 mod tests {
     //! The binding under a JS host (Node, via wasm-bindgen-test): numbers in, numbers out.
@@ -413,6 +344,7 @@ mod tests {
             assert!(!d.cancel(bad));
             assert!(d.deadline_of(bad).is_nan());
             assert!(!d.reschedule(bad, 1.0));
+            assert!(!d.extend(bad, 1.0));
         }
         assert_eq!(d.offer(f64::NAN), Refused::NotFinite as i32 as f64);
         assert_eq!(d.size(), 0);
@@ -469,27 +401,5 @@ mod tests {
         assert!(d.expired_slots(100.0).is_empty());
         assert_eq!(d.expired_slots(300.0), [slot_of(late)]);
         assert_eq!(d.next_after_expired(), f64::INFINITY);
-    }
-
-    #[wasm_bindgen_test]
-    fn a_deadline_order_pages_by_key_and_refuses_plainly() {
-        let mut o = DeadlineOrder::new();
-        let a = o.insert(10.0, 2.0);
-        let b = o.insert(10.0, 1.0);
-        let c = o.insert(5.0, 9.0);
-        assert!(a >= 0 && b >= 0 && c >= 0);
-        assert_eq!(o.insert(10.0, 1.0), Refused::Present as i32);
-        assert_eq!(o.insert(f64::NAN, 3.0), Refused::NotFinite as i32);
-        for bad in [-1.0, 0.5, f64::NAN, 2f64.powi(53)] {
-            assert_eq!(o.insert(1.0, bad), Refused::NotSeq as i32);
-            assert_eq!(o.remove(10.0, bad), NO_SLOT);
-        }
-        assert_eq!(o.head(), c);
-        assert_eq!(o.after(f64::NEG_INFINITY, 0.0, 10), [c, b, a]);
-        assert_eq!(o.after(10.0, 1.0, 10), [a]);
-        assert_eq!(o.remove(10.0, 1.0), b);
-        assert_eq!(o.after(5.0, 9.0, 1), [a]);
-        assert_eq!(o.sorted_slots(), [c, a]);
-        assert_eq!(o.size(), 2);
     }
 }

@@ -21,7 +21,6 @@ mod clock;
 mod driver;
 mod heap;
 mod lateness;
-mod order;
 mod queue;
 #[cfg(all(test, not(target_arch = "wasm32")))]
 mod tests;
@@ -42,5 +41,4 @@ pub use driver::Driver;
 #[doc(hidden)]
 pub use heap::Heap;
 pub use lateness::Lateness;
-pub use order::{KeyRefusal, Order, MAX_SEQ};
 pub use queue::{DelayQueue, Expired, Handle, OfferError, Refusal, MAX_ITEMS};

@@ -297,6 +297,35 @@ impl<T, C: Clock> DelayQueue<T, C> {
         }
     }
 
+    /// Moves an item's deadline to `deadline` only if that is later than its own: a
+    /// debounce (an offer with `ifExists: "extend"`). `Ok(true)` if it moved (behind the
+    /// items already due then, as [`reschedule_at`](Self::reschedule_at) moves it);
+    /// `Ok(false)` if it was due no earlier, and then it keeps its deadline and its place
+    /// among equal deadlines, or if the handle names nothing. O(log n).
+    ///
+    /// ```
+    /// use tarry_queue::{DelayQueue, ManualClock};
+    /// use std::rc::Rc;
+    ///
+    /// let mut q = DelayQueue::with_clock(Rc::new(ManualClock::new(0.0)));
+    /// let h = q.offer_at("save", 100.0).unwrap();
+    /// assert_eq!(q.extend_at(h, 300.0), Ok(true));  // another keystroke: later
+    /// assert_eq!(q.extend_at(h, 200.0), Ok(false)); // an earlier deadline changes nothing
+    /// assert_eq!(q.deadline_of(h), Some(300.0));
+    /// ```
+    pub fn extend_at(&mut self, handle: Handle, deadline: f64) -> Result<bool, Refusal> {
+        if !deadline.is_finite() {
+            return Err(Refusal::NotFinite);
+        }
+        match self.heap.slot_of(handle.0) {
+            Some(slot) if deadline > self.heap.entry(slot).deadline => {
+                self.heap.update(slot, deadline);
+                Ok(true)
+            }
+            _ => Ok(false),
+        }
+    }
+
     /// The deadline of the item a handle names, on the queue's clock.
     pub fn deadline_of(&self, handle: Handle) -> Option<f64> {
         let slot = self.heap.slot_of(handle.0)?;

@@ -8,7 +8,7 @@ use proptest::prelude::*;
 use crate::heap::{MAX_GENERATION, SLOT_BITS};
 
 const SLOT_MASK: u64 = (1 << SLOT_BITS) - 1;
-use crate::{DelayQueue, Handle, KeyRefusal, ManualClock, Order, Refusal, MAX_SEQ};
+use crate::{DelayQueue, Handle, ManualClock, Refusal};
 
 type Q<T> = DelayQueue<T, Rc<ManualClock>>;
 
@@ -78,6 +78,23 @@ fn reschedule_moves_an_item_and_keeps_its_handle() {
     assert_eq!(q.poll(), Some("a"));
     assert_eq!(q.reschedule(a, 1.0), Ok(false));
     assert_eq!(q.delay_of(a), None);
+}
+
+#[test]
+fn extend_moves_an_item_only_later() {
+    let (mut q, clock) = queue();
+    let a = q.offer_at("a", 10.0).unwrap();
+    let b = q.offer_at("b", 10.0).unwrap();
+    assert_eq!(q.extend_at(a, 10.0), Ok(false), "an equal deadline: not moved");
+    assert_eq!(q.extend_at(a, 5.0), Ok(false), "an earlier one: not moved");
+    assert_eq!(q.deadline_of(a), Some(10.0));
+    assert_eq!(q.extend_at(a, f64::NAN), Err(Refusal::NotFinite));
+    assert_eq!(q.extend_at(b, 20.0), Ok(true));
+    let c = q.offer_at("c", 20.0).unwrap();
+    assert_eq!(q.extend_at(c, 20.0), Ok(false));
+    clock.advance(20.0);
+    assert_eq!(q.drain_expired(9), vec!["a", "b", "c"], "a kept its place; b queued as moved");
+    assert_eq!(q.extend_at(a, 30.0), Ok(false), "a stale handle names nothing");
 }
 
 #[test]
@@ -241,6 +258,7 @@ enum Op {
     CancelForged(u64),
     Reschedule(usize, f64),
     RescheduleAt(usize, f64),
+    ExtendAt(usize, f64),
     Poll,
     Drain(usize),
     Advance(f64),
@@ -275,6 +293,7 @@ fn op() -> impl Strategy<Value = Op> {
         1 => any::<u64>().prop_map(Op::CancelForged),
         2 => (any::<usize>(), delay()).prop_map(|(i, d)| Op::Reschedule(i, d)),
         1 => (any::<usize>(), deadline()).prop_map(|(i, d)| Op::RescheduleAt(i, d)),
+        2 => (any::<usize>(), deadline()).prop_map(|(i, d)| Op::ExtendAt(i, d)),
         4 => Just(Op::Poll),
         1 => (0usize..4).prop_map(Op::Drain),
         3 => (0i32..25).prop_map(|t| Op::Advance(f64::from(t))),
@@ -374,6 +393,21 @@ proptest! {
                         let expected = model.remove(h);
                         prop_assert_eq!(got, Ok(expected.is_some()));
                         if let Some(v) = expected {
+                            model.insert(at, v, h);
+                        }
+                    }
+                }
+                Op::ExtendAt(i, at) if !handles.is_empty() => {
+                    let h = handles[i % handles.len()];
+                    let got = q.extend_at(h, at);
+                    if !at.is_finite() {
+                        prop_assert_eq!(got, Err(Refusal::NotFinite));
+                    } else {
+                        // Moved only to a later deadline; otherwise its deadline and seq stay.
+                        let later = model.find(h).is_some_and(|x| at > x.0);
+                        prop_assert_eq!(got, Ok(later));
+                        if later {
+                            let v = model.remove(h).expect("found");
                             model.insert(at, v, h);
                         }
                     }
@@ -746,115 +780,5 @@ proptest! {
         heap_agrees_with_the_model::<2>(&ops)?;
         heap_agrees_with_the_model::<4>(&ops)?;
         heap_agrees_with_the_model::<8>(&ops)?;
-    }
-}
-
-// --- Order: pages after any key, against a sorted Vec ----------------------------
-
-#[test]
-fn order_pages_after_a_key_that_is_gone() {
-    let mut order = Order::default();
-    let slots: Vec<u32> = (0..10u64).map(|i| order.insert((i / 3) as f64, i).unwrap()).collect();
-    assert_eq!(order.after(None, 4), slots[..4]);
-    assert_eq!(order.remove(1.0, 4), Some(slots[4]));
-    // The page after an item that left starts where it stood.
-    assert_eq!(order.after(Some((1.0, 4)), 3), [slots[5], slots[6], slots[7]]);
-    assert_eq!(order.after(Some((f64::NEG_INFINITY, 0)), 1), [slots[0]]);
-    assert_eq!(order.after(Some((f64::NAN, 0)), 5).len(), 0, "NaN names no place: nothing after it");
-    assert_eq!(order.after(Some((3.0, 9)), 5).len(), 0);
-    assert_eq!(order.head_key(), Some((0.0, 0)));
-}
-
-#[test]
-fn order_refusals_change_nothing() {
-    let mut order = Order::default();
-    let a = order.insert(-0.0, 7).unwrap();
-    assert_eq!(order.insert(0.0, 7), Err(KeyRefusal::Present), "-0.0 and 0.0 are one deadline");
-    assert_eq!(order.insert(f64::NAN, 1), Err(KeyRefusal::NotFinite));
-    assert_eq!(order.insert(f64::INFINITY, 1), Err(KeyRefusal::NotFinite));
-    assert_eq!(order.insert(1.0, MAX_SEQ + 1), Err(KeyRefusal::SeqTooLarge));
-    assert_eq!(order.len(), 1);
-    assert_eq!(order.remove(0.0, 8), None);
-    assert_eq!(order.remove(f64::NAN, 7), None);
-    assert_eq!(order.remove(0.0, 7), Some(a));
-    assert!(order.is_empty());
-    assert_eq!(order.insert(5.0, MAX_SEQ), Ok(a), "a slot given back is reused");
-}
-
-#[derive(Debug, Clone)]
-enum OrderOp {
-    Insert(f64, u64),
-    Remove(usize),
-    RemoveAbsent(f64, u64),
-    Page(usize, usize),
-}
-
-fn order_op() -> impl Strategy<Value = OrderOp> {
-    let deadline = prop_oneof![8 => (0i32..20).prop_map(f64::from), 1 => Just(-0.0), 1 => Just(f64::NAN)];
-    prop_oneof![
-        5 => (deadline.clone(), 0u64..60).prop_map(|(d, s)| OrderOp::Insert(d, s)),
-        2 => any::<usize>().prop_map(OrderOp::Remove),
-        1 => (deadline, 0u64..60).prop_map(|(d, s)| OrderOp::RemoveAbsent(d, s)),
-        3 => (any::<usize>(), 1usize..8).prop_map(|(i, n)| OrderOp::Page(i, n)),
-    ]
-}
-
-proptest! {
-    #![proptest_config(ProptestConfig { cases: cases(250), ..ProptestConfig::default() })]
-
-    /// Every call of Order against a sorted Vec: slots unique among live items, heads, and
-    /// pages after present and absent keys.
-    #[test]
-    fn props_order_behaves_like_a_sorted_vec(ops in proptest::collection::vec(order_op(), 1..300)) {
-        let mut order = Order::default();
-        let mut model: Vec<(f64, u64, u32)> = Vec::new();
-        for op in ops {
-            match op {
-                OrderOp::Insert(d, s) => {
-                    let present = model.iter().any(|x| x.0 == d && x.1 == s);
-                    match order.insert(d, s) {
-                        Ok(slot) => {
-                            prop_assert!(d.is_finite() && !present);
-                            prop_assert!(model.iter().all(|x| x.2 != slot), "slot of a live item given out");
-                            model.push((d, s, slot));
-                            model.sort_by(|a, b| key_order((a.0, a.1), (b.0, b.1)));
-                        }
-                        Err(e) => prop_assert_eq!(e, if d.is_finite() { KeyRefusal::Present } else { KeyRefusal::NotFinite }),
-                    }
-                }
-                OrderOp::Remove(i) if !model.is_empty() => {
-                    let (d, s, slot) = model.remove(i % model.len());
-                    prop_assert_eq!(order.remove(d, s), Some(slot));
-                }
-                OrderOp::RemoveAbsent(d, s) => {
-                    let at = model.iter().position(|x| x.0 == d && x.1 == s);
-                    prop_assert_eq!(order.remove(d, s), at.map(|i| model.remove(i).2));
-                }
-                OrderOp::Page(i, n) => {
-                    // After a present key, and after a key between two.
-                    let keys: Vec<(f64, u64)> = if model.is_empty() {
-                        vec![(3.0, 3)]
-                    } else {
-                        let (d, s, _) = model[i % model.len()];
-                        vec![(d, s), (d, s + 1), (d + 0.5, 0)]
-                    };
-                    for key in keys {
-                        let got: Vec<u32> = order.after(Some(key), n);
-                        let expected: Vec<u32> = model
-                            .iter()
-                            .filter(|x| key_order((x.0, x.1), key) == std::cmp::Ordering::Greater)
-                            .take(n)
-                            .map(|x| x.2)
-                            .collect();
-                        prop_assert_eq!(got, expected);
-                    }
-                }
-                _ => {}
-            }
-            prop_assert_eq!(order.len(), model.len());
-            prop_assert_eq!(order.head(), model.first().map(|x| x.2));
-            prop_assert_eq!(order.slots(), model.iter().map(|x| x.2).collect::<Vec<_>>());
-            prop_assert_eq!(order.after(None, 3), model.iter().take(3).map(|x| x.2).collect::<Vec<_>>());
-        }
     }
 }

@@ -291,6 +291,29 @@ export function table(api) {
     }
     for (const [l, v] of badIds())
       row(method, `id ${l}`, (ctx) => call(ctx, { id: v }), throws("RangeError", "options\\.id"));
+    // ifExists: with an id an item has ("kept"), the offer must change nothing either.
+    for (const [l, v] of [
+      ["5", 5],
+      ["null", null],
+      ["a String object", new String("keep")],
+    ])
+      row(
+        method,
+        `ifExists ${l}`,
+        (ctx) => call(ctx, { id: "kept", ifExists: v }),
+        throws("TypeError", "options\\.ifExists"),
+      );
+    for (const [l, v] of [
+      ['"merge"', "merge"],
+      ['"Keep"', "Keep"],
+      ['""', ""],
+    ])
+      row(
+        method,
+        `ifExists ${l}`,
+        (ctx) => call(ctx, { id: "kept", ifExists: v }),
+        throws("RangeError", "options\\.ifExists"),
+      );
     row(method, "options { idd }", (ctx) => call(ctx, { idd: "a" }), {
       error: "TypeError",
       names: /options\.idd is not an option of .*; did you mean id\?/,
@@ -309,6 +332,18 @@ export function table(api) {
       throws("TypeError", "options\\.ids"),
     );
   }
+  row(
+    "DelayQueue#offerMany",
+    'ifExists "merge"',
+    ({ q }) => q.offerMany(["x"], 1, { ids: ["kept"], ifExists: "merge" }),
+    throws("RangeError", "options\\.ifExists"),
+  );
+  row(
+    "DelayQueue#offerMany",
+    "ifExists 1, no ids",
+    ({ q }) => q.offerMany(["x"], 1, { ifExists: 1 }),
+    throws("TypeError", "options\\.ifExists"),
+  );
   row(
     "DelayQueue#offerMany",
     "ids too few",

@@ -25,9 +25,15 @@
 import assert from "node:assert/strict";
 import { scheduleCases } from "./schedule-cases.mjs";
 
-/** [{ name, run(engine) }], in the order they run. */
+/**
+ * [{ name, run(engine), inMemory }], in the order they run. `inMemory`: the case holds for the
+ * in-memory DelayQueue too (tests/contract/memory.test.mjs runs those), where the concept
+ * exists: it then uses only what every engine has (offer and offerAt with { id, ifExists },
+ * delayOf(id), sizeOf(), consume()), and `e.memory` where DelayQueue's shape differs.
+ */
 export const cases = [];
-const test = (name, run) => cases.push({ name, run });
+const test = (name, run, { inMemory = false } = {}) => cases.push({ name, run, inMemory });
+const EVERY_ENGINE = { inMemory: true };
 
 const HOUR = 3_600_000;
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
@@ -49,6 +55,9 @@ async function consume(e, q, n, handler = ack, opts) {
   assertOnTime(got);
   return got;
 }
+
+/** The number of pending items: size() on the durable engines, `size` in memory (e.size). */
+const sizeOf = (e, q) => (e.size !== undefined ? e.size(q) : q.size());
 
 /** Counts by state, from stats(). */
 async function counts(q) {
@@ -247,59 +256,104 @@ test("a value the engine cannot hold is refused with a TypeError naming its path
 
 // ---- ifExists -------------------------------------------------------------------------------
 
-test('ifExists "replace" (the default): the new value and deadline, a fresh item', async (e) => {
-  const q = await e.open();
-  await q.offer("old", HOUR, { id: "x" });
-  assert.equal(await q.offer("new", HOUR / 2, { id: "x" }), "x");
-  assert.equal(await q.size(), 1);
-  assert.ok((await q.delayOf("x")) <= HOUR / 2);
-  assert.equal(await q.offer("newer", 30, { id: "x", ifExists: "replace" }), "x");
-  assert.ok((await q.delayOf("x")) <= 30);
-  const [got] = await consume(e, q, 1);
-  assert.deepEqual([got.id, got.value, got.attempt], ["x", "newer", 1]);
-  assert.equal(await q.size(), 0);
-});
+// Each offer returns what the first offer of its id returned: the id on the durable engines,
+// the item's handle in memory.
 
-test('ifExists "keep": the item present stays as it is (throttle)', async (e) => {
-  const q = await e.open();
-  await q.offer("first", 40, { id: "x" });
-  assert.equal(await q.offer("second", HOUR, { id: "x", ifExists: "keep" }), "x");
-  assert.equal(await q.offerAt("third", Date.now() - 1000, { id: "x", ifExists: "keep" }), "x");
-  assert.deepEqual(await q.offerMany([{ value: "fourth", delayMs: 0, id: "x", ifExists: "keep" }]), ["x"]);
-  const delay = await q.delayOf("x");
-  assert.ok(delay > 0 && delay <= 40, `delayOf ${delay}: the first offer's`);
-  assert.equal(await q.size(), 1);
-  const [got] = await consume(e, q, 1);
-  assert.deepEqual([got.value, got.attempt], ["first", 1]);
-});
+test(
+  'ifExists "replace" (the default): the new value and deadline, a fresh item',
+  async (e) => {
+    const q = await e.open();
+    const x = await q.offer("old", HOUR, { id: "x" });
+    assert.equal(await q.offer("new", HOUR / 2, { id: "x" }), x);
+    assert.equal(await sizeOf(e, q), 1);
+    assert.ok((await q.delayOf("x")) <= HOUR / 2);
+    assert.equal(await q.offer("newer", 30, { id: "x", ifExists: "replace" }), x);
+    assert.ok((await q.delayOf("x")) <= 30);
+    const [got] = await consume(e, q, 1);
+    assert.deepEqual([got.id, got.value, got.attempt], ["x", "newer", 1]);
+    assert.equal(await sizeOf(e, q), 0);
+  },
+  EVERY_ENGINE,
+);
 
-test('ifExists "extend": a pending item takes the later deadline and the new value (debounce)', async (e) => {
-  const q = await e.open();
-  await q.offer("a", 60, { id: "x" });
-  assert.equal(await q.offer("b", 300, { id: "x", ifExists: "extend" }), "x");
-  assert.ok((await q.delayOf("x")) > 200, "moved to the later deadline");
-  await q.offer("c", 400, { id: "y" });
-  await q.offer("d", 10, { id: "y", ifExists: "extend" });
-  assert.ok((await q.delayOf("y")) > 300, "an earlier deadline does not move it");
-  assert.equal(await q.size(), 2);
-  const got = await consume(e, q, 2);
-  assert.deepEqual(
-    got.map((d) => [d.id, d.value, d.attempt]),
-    [
-      ["x", "b", 1],
-      ["y", "d", 1],
-    ],
-  );
-});
+test(
+  'ifExists "keep": the item present stays as it is (throttle)',
+  async (e) => {
+    const q = await e.open();
+    const x = await q.offer("first", 40, { id: "x" });
+    assert.equal(await q.offer("second", HOUR, { id: "x", ifExists: "keep" }), x);
+    assert.equal(await q.offerAt("third", Date.now() - 1000, { id: "x", ifExists: "keep" }), x);
+    const many = e.memory
+      ? q.offerMany(["fourth"], 0, { ids: ["x"], ifExists: "keep" }) // DelayQueue's batch: values, delays, options
+      : await q.offerMany([{ value: "fourth", delayMs: 0, id: "x", ifExists: "keep" }]);
+    assert.deepEqual(many, [x]);
+    const delay = await q.delayOf("x");
+    assert.ok(delay > 0 && delay <= 40, `delayOf ${delay}: the first offer's`);
+    assert.equal(await sizeOf(e, q), 1);
+    const [got] = await consume(e, q, 1);
+    assert.deepEqual([got.value, got.attempt], ["first", 1]);
+  },
+  EVERY_ENGINE,
+);
 
-test("ifExists when the id is absent: every mode offers the item", async (e) => {
-  const q = await e.open();
-  const t = Date.now();
-  await q.offerAt("k", t, { id: "k", ifExists: "keep" });
-  await q.offerAt("e", t + 20, { id: "e", ifExists: "extend" });
-  await q.offerAt("r", t + 40, { id: "r", ifExists: "replace" });
-  assert.deepEqual(values(await consume(e, q, 3)), ["k", "e", "r"]);
-});
+test(
+  'ifExists "extend": a pending item takes the later deadline and the new value (debounce)',
+  async (e) => {
+    const q = await e.open();
+    const x = await q.offer("a", 60, { id: "x" });
+    assert.equal(await q.offer("b", 300, { id: "x", ifExists: "extend" }), x);
+    assert.ok((await q.delayOf("x")) > 200, "moved to the later deadline");
+    const y = await q.offer("c", 400, { id: "y" });
+    assert.equal(await q.offer("d", 10, { id: "y", ifExists: "extend" }), y);
+    assert.ok((await q.delayOf("y")) > 300, "an earlier deadline does not move it");
+    assert.equal(await sizeOf(e, q), 2);
+    const got = await consume(e, q, 2);
+    assert.deepEqual(
+      got.map((d) => [d.id, d.value, d.attempt]),
+      [
+        ["x", "b", 1],
+        ["y", "d", 1],
+      ],
+    );
+  },
+  EVERY_ENGINE,
+);
+
+test(
+  'ifExists "extend" to an earlier deadline: the item keeps its deadline and its place among equal ones',
+  async (e) => {
+    const q = await e.open();
+    const t = Date.now() + 150;
+    await q.offerAt("a", t, { id: "a" });
+    await q.offerAt("b", t, { id: "b" });
+    // Moved to the earlier deadline, b would come first; moved behind a at t, after a.
+    await q.offerAt("b2", t - 100, { id: "b", ifExists: "extend" });
+    await q.offerAt("a2", t - 100, { id: "a", ifExists: "extend" });
+    await q.offerAt("c", t, { id: "c" });
+    assert.deepEqual(
+      (await consume(e, q, 3)).map((d) => [d.id, d.value]),
+      [
+        ["a", "a2"],
+        ["b", "b2"],
+        ["c", "c"],
+      ],
+    );
+  },
+  EVERY_ENGINE,
+);
+
+test(
+  "ifExists when the id is absent: every mode offers the item",
+  async (e) => {
+    const q = await e.open();
+    const t = Date.now();
+    await q.offerAt("k", t, { id: "k", ifExists: "keep" });
+    await q.offerAt("e", t + 20, { id: "e", ifExists: "extend" });
+    await q.offerAt("r", t + 40, { id: "r", ifExists: "replace" });
+    assert.deepEqual(values(await consume(e, q, 3)), ["k", "e", "r"]);
+  },
+  EVERY_ENGINE,
+);
 
 test("ifExists on an item in flight: keep leaves it; replace and extend offer a new item, and the running delivery's ack changes nothing", async (e) => {
   const q = await e.open();

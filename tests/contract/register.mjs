@@ -12,11 +12,12 @@ export { cases };
 /**
  * @param {(c: { name: string }) => Promise<{ run: () => Promise<void>, dispose: () => Promise<void> }>} start
  *   a fresh engine for case `c`: `run()` runs the case against it, `dispose()` cleans up.
- * @param {{ expectedFailures?: Record<string, { why: string, error: RegExp }>, leftOut?: Record<string, string> }} [lists]
+ * @param {{ expectedFailures?: Record<string, { why: string, error: RegExp }>, leftOut?: Record<string, string>, inMemory?: boolean }} [lists]
  *   expectedFailures: cases that must still fail, and why; leftOut: cases not run, and why
- *   (a method the engine does not have yet: the runner checks that it still lacks it).
+ *   (a method the engine does not have yet: the runner checks that it still lacks it);
+ *   inMemory: only the cases that hold for the in-memory DelayQueue too (cases.mjs).
  */
-export function register(start, { expectedFailures = {}, leftOut = {} } = {}) {
+export function register(start, { expectedFailures = {}, leftOut = {}, inMemory = false } = {}) {
   const names = new Set(cases.map((c) => c.name));
   test("the runner's lists name cases of the contract", () => {
     for (const name of [...Object.keys(expectedFailures), ...Object.keys(leftOut)]) {
@@ -24,7 +25,7 @@ export function register(start, { expectedFailures = {}, leftOut = {} } = {}) {
     }
   });
   for (const c of cases) {
-    if (Object.hasOwn(leftOut, c.name)) continue;
+    if (Object.hasOwn(leftOut, c.name) || (inMemory && !c.inMemory)) continue;
     const expected = Object.hasOwn(expectedFailures, c.name) ? expectedFailures[c.name] : undefined;
     const title = expected === undefined ? c.name : `${c.name} [expected to fail: ${expected.why}]`;
     test(title, async (t) => {

@@ -117,6 +117,26 @@ test("expired again after a reschedule moves an item that had expired; offerMany
   q.close();
 });
 
+test("expired and ifExists: extend that moves an item expires it again; keep, or extend that does not move it, does not", async () => {
+  const q = new DelayQueue();
+  const log = record(q, ["expired"]);
+  q.offer("kept", 0, { id: "k" });
+  q.offer("stays", 0, { id: "s" });
+  q.offer("moves", 0, { id: "m" });
+  await sleep(10);
+  assert.equal(log.length, 3);
+  q.offer("kept 2", 0, { id: "k", ifExists: "keep" });
+  q.offer("stays 2", -1000, { id: "s", ifExists: "extend" }); // earlier: not moved, seen expired already
+  q.offer("moves 2", 10, { id: "m", ifExists: "extend" });
+  await sleep(40);
+  assert.deepEqual(
+    log.map(([, d]) => d.value),
+    ["kept", "stays", "moves", "moves 2"],
+  );
+  assert.deepEqual(q.drain(), ["kept", "stays 2", "moves 2"]);
+  q.close();
+});
+
 test("an expired listener arms the timer while it is attached, and only then", async () => {
   const q = new DelayQueue();
   q.offer("x", 60_000);

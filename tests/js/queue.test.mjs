@@ -791,6 +791,41 @@ test("ids: offer with { id }, then cancel, reschedule and delayOf by it; an id n
   assert.throws(() => q.cancel("a"), { name: "ClosedError" });
 });
 
+test("ids: ifExists keep and extend in a full bounded queue, a batch and a waiting put; the handle stays", async () => {
+  const q = new DelayQueue({ capacity: 2 });
+  const k = q.offer("k", 60_000, { id: "K" });
+  const e = q.offer("e", 100, { id: "E" });
+  // Full, yet an id present needs no room, whatever ifExists does with it.
+  assert.equal(q.offer("k2", 0, { id: "K", ifExists: "keep" }), k);
+  assert.equal(q.offerAt("k3", Date.now(), { id: "K", ifExists: "keep" }), k);
+  assert.equal(q.add("e2", 200, { id: "E", ifExists: "extend" }), e);
+  assert.ok(q.delayOf("E") > 150, "extended to the later deadline");
+  assert.equal(q.offer("e3", 50, { id: "E", ifExists: "extend" }), e);
+  assert.ok(q.delayOf("E") > 150, "an earlier deadline leaves it");
+  assert.deepEqual(q.toArray(), ["e3", "k"], "the new value, always");
+  // A batch applies ifExists in order: a repeated id meets what the batch left.
+  assert.deepEqual(q.offerMany(["k4", "e4", "e5"], [0, 300, 250], { ids: ["K", "E", "E"], ifExists: "extend" }), [
+    k,
+    e,
+    e,
+  ]);
+  assert.deepEqual(q.toArray(), ["e5", "k4"]);
+  assert.ok(q.delayOf("E") > 250 && q.delayOf("K") > 50_000);
+  assert.deepEqual(q.offerMany(["kept?"], 0, { ids: ["K"], ifExists: "keep" }), [k]);
+  // A put with an id present resolves at once; one that waits for room meets the item that
+  // took its id meanwhile (a put ahead of it in line) as its own ifExists says.
+  assert.equal(await q.put("k5", 0, { id: "K", ifExists: "keep" }), k);
+  const first = q.put("n first", 60_000, { id: "N" });
+  const second = q.put("n second", 0, { id: "N", ifExists: "keep" });
+  assert.equal(q.delayOf("N"), undefined, "neither is in yet");
+  assert.equal(q.cancel("E"), "e5");
+  const n = await first;
+  assert.equal(await second, n);
+  assert.equal(q.cancel(n), "n first", "kept: the second put changed nothing");
+  assert.deepEqual(q.toArray(), ["k4"]);
+  q.close();
+});
+
 test("ids: offerMany with { ids }, put with { id } waiting for room, all or nothing", async () => {
   const q = new DelayQueue({ capacity: 3 });
   const hs = q.offerMany(["x", "y", "z"], [10, 20, 30], { ids: ["X", undefined, "X"] });

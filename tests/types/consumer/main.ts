@@ -52,6 +52,12 @@ orders.offerMany([{ orderId: 44 }, { orderId: 45 }], 10, { ids: ["order:44", und
 orders.offer({ orderId: 46 }, 10, { id: 46 });
 // @ts-expect-error misspelt: refused at run time too
 orders.offer({ orderId: 47 }, 10, { idd: "order:47" });
+// ifExists: what an offer does with an id an item has; one of three.
+expectType<Handle>()(orders.offer({ orderId: 48 }, 10, { id: "order:48", ifExists: "extend" }));
+expectType<Promise<Handle>>()(orders.put({ orderId: 48 }, 10, { id: "order:48", ifExists: "keep" }));
+orders.offerMany([{ orderId: 49 }], 10, { ids: ["order:49"], ifExists: "replace" });
+// @ts-expect-error ifExists is "replace", "keep" or "extend"
+orders.offerAt({ orderId: 50 }, Date.now(), { id: "order:50", ifExists: "merge" });
 
 // Thenables are refused at run time (a take() would adopt them), and by the type checker.
 // @ts-expect-error a queue of Promises

@@ -1,6 +1,20 @@
 // tarry-queue in a Cloudflare Workers project: with `customConditions: ["workerd"]`, as
 // wrangler resolves it, the package's types include DurableDelayQueue.
-import { DelayQueue, DurableDelayQueue, type DurableQueueStorage, init } from "tarry-queue";
+import {
+  DelayQueue,
+  DurableDelayQueue,
+  type DurableQueueStorage,
+  type DurableScheduleInfo,
+  type DurableScheduleOptions,
+  type DurableScheduleRule,
+  init,
+  type ScheduleOptions,
+} from "tarry-queue";
+import type {
+  ScheduleInfo as RedisScheduleInfo,
+  RedisScheduleOptions,
+  ScheduleRule as RedisScheduleRule,
+} from "tarry-queue/redis";
 import { expectType } from "./expect.js";
 
 await init();
@@ -51,3 +65,18 @@ new DurableDelayQueue();
 
 const q = new DelayQueue<string>();
 q.offer("within one request", 10);
+
+// One set of schedule types: each engine's names for them are the same types, so a rule or
+// options written for one engine fit the others.
+declare const redisRule: RedisScheduleRule;
+declare const redisOptions: RedisScheduleOptions;
+declare const redisInfo: RedisScheduleInfo<Reminder>;
+expectType<DurableScheduleRule>()(redisRule);
+expectType<DurableScheduleOptions>()(redisOptions);
+expectType<ScheduleOptions>()(redisOptions);
+expectType<DurableScheduleInfo<Reminder>>()(redisInfo);
+expectType<Promise<DurableScheduleInfo<Reminder>>>()(
+  durable.schedule("nightly", { cron: "0 2 * * *", timezone: "Europe/Berlin" }, { text: "b" }, { catchUp: "all" }),
+);
+// @ts-expect-error a rule is every or cron, not both
+durable.schedule("both", { every: 1000, cron: "* * * * *" }, { text: "c" });
