@@ -30,7 +30,16 @@
 // in-memory entries of tarry-queue never load this file, and this file never loads the wasm.
 
 import { randomUUID } from "node:crypto";
-import { checkId, checkMs, checkSignal, checkTimeout, describe, isRevoked, options } from "./arguments.js";
+import {
+  checkId,
+  checkIfExists,
+  checkMs,
+  checkSignal,
+  checkTimeout,
+  describe,
+  isRevoked,
+  options,
+} from "./arguments.js";
 import { ClosedError } from "./errors.js";
 import { EMIT, Emitter, HEARD } from "./events.js";
 import { Meters } from "./metrics.js";
@@ -46,7 +55,6 @@ import {
   checkCursor,
   checkDeadline,
   checkDelay,
-  checkIfExists,
   checkLimit,
   cursorOf,
   JSON_RULES,

@@ -13,8 +13,6 @@ export const JSON_RULES = { omitUndefined: false, maxDepth: 1000 };
 
 /** The latest (and, negated, the earliest) epoch ms a Date can hold. */
 const MAX_TIME = 8.64e15;
-/** What `ifExists` may be; the first is the default. */
-export const IF_EXISTS = /** @type {const} */ (["replace", "keep", "extend"]);
 /** The most hash tags one queue may be spread over (`shards`: js/redis/shards.js). */
 export const MAX_SHARDS = 64;
 /** A page of dead letters holds at most this many. */
@@ -202,20 +200,6 @@ export function checkDeadline(deadline, name) {
   if (Math.abs(at) > MAX_TIME)
     throw new RangeError(`${name} must be within a Date's range (±${MAX_TIME} epoch ms), got ${at}`);
   return at;
-}
-
-/**
- * What an offer does with an id that is present.
- * @param {unknown} ifExists
- * @param {string} name
- * @returns {(typeof IF_EXISTS)[number]}
- */
-export function checkIfExists(ifExists, name) {
-  if (ifExists === undefined) return IF_EXISTS[0];
-  if (typeof ifExists !== "string") throw new TypeError(`${name} must be a string, got ${describe(ifExists)}`);
-  if (!IF_EXISTS.includes(/** @type {any} */ (ifExists)))
-    throw new RangeError(`${name} must be "replace", "keep" or "extend", got ${describe(ifExists)}`);
-  return /** @type {(typeof IF_EXISTS)[number]} */ (ifExists);
 }
 
 /**
