@@ -113,21 +113,28 @@ export function summarise({ meta, results }) {
       const b = median(by.bullmq.map((x) => x.bytesPerItem));
       summary[`memory ${bytes}`] = { tarry: t, bullmq: b };
       add(
-        `| Redis bytes per pending item, ${bytes}-byte JSON values (used_memory after ${fmt(meta.fill)} items due in an hour, minus before, over ${fmt(meta.fill)}) | ${t.toFixed(0)} B | ${b.toFixed(0)} B | ×${(t / b).toFixed(2)} |`,
+        `| Redis bytes per pending item, ${bytes}-byte JSON values (used_memory after ${meta.fill.toLocaleString("en-US")} items due in an hour, minus before, per item) | ${t.toFixed(0)} B | ${b.toFixed(0)} B | ×${(t / b).toFixed(2)} |`,
       );
     }
   const many = results.queues?.tarry ?? [];
   if (many.length) {
-    const m = (k) => median(many.map((x) => x[k]));
-    summary.queues = {
-      connections: m("connections"),
-      openMs: m("openMs"),
-      p50: m("latenessP50"),
-      p99: m("latenessP99"),
-      early: many.reduce((n, x) => n + (x.early ?? 0), 0),
+    const of = (xs) => {
+      const m = (k) => median(xs.map((x) => x[k]));
+      return {
+        connections: m("connections"),
+        openMs: m("openMs"),
+        p50: m("latenessP50"),
+        p99: m("latenessP99"),
+        early: xs.reduce((n, x) => n + (x.early ?? 0), 0),
+      };
     };
+    summary.queues = of(many);
+    const bull = results.queues.bullmq ?? [];
+    const cells = (x) => `${fmt(x.connections)} / ${ms(x.openMs)} / ${ms(x.p50)} / ${ms(x.p99)}`;
+    if (bull.length) summary.queuesBullmq = of(bull);
+    const count = meta.queues.toLocaleString("en-US");
     add(
-      `| ${fmt(meta.queues)} queues in one process, opened by URL (bench/redis/queues.mjs): connections while consuming / open time / lateness p50 / p99 of one item each | ${summary.queues.connections} / ${ms(summary.queues.openMs)} / ${ms(summary.queues.p50)} / ${ms(summary.queues.p99)} | not run: a BullMQ Worker holds a blocking connection of its own, so ${fmt(meta.queues)} workers need more than Redis' default maxclients (10000) | |`,
+      `| ${count} queues in one process (bench/redis/queues.mjs: opened by URL; BullMQ, bench/redis/queues-bullmq.mjs: a Queue and a Worker each, on shared clients, ${bull.length} run): connections while consuming / open time / lateness p50 / p99 of one item each | ${cells(summary.queues)} | ${bull.length ? cells(summary.queuesBullmq) : "–"} | |`,
     );
   }
   const runs = Object.values(results.delivery).flatMap((d) =>
@@ -197,7 +204,7 @@ export function summarise({ meta, results }) {
     ...(summary.queues
       ? [
           [
-            `${fmt(meta.queues)} queues in one process on ≤ 4 connections with lateness p99 ≤ 10 ms`,
+            `${meta.queues.toLocaleString("en-US")} queues in one process on ≤ 4 connections with lateness p99 ≤ 10 ms`,
             summary.queues.connections <= 4 && summary.queues.p99 <= 10,
             `${summary.queues.connections} connections, p99 ${ms(summary.queues.p99)}`,
           ],

@@ -3,7 +3,7 @@
 // redis-server, default settings), same run, every measurement in fresh processes
 // (bench/redis/child.mjs), the two interleaved over rounds (their order rotating), medians.
 //
-//   npm run bench -- --redis              3 rounds (about 10 minutes on 2 cores), then the
+//   npm run bench -- --redis              3 rounds (about 15 minutes on 2 cores), then the
 //                                         schedules (bench/redis/schedules.mjs, about 10 more)
 //   node bench/redis/run.mjs --rounds R   options: --rounds R, --no-defaults (skips BullMQ's
 //                                         recovery with its default 30 s locks, about a minute),
@@ -14,8 +14,8 @@
 //   node bench/redis/run.mjs --render     bench/redis/results.md again from results.json
 //   node bench/redis/run.mjs --only burst one kind of delivery run (burst or spread), or `wait`
 //                                         (offers with waitForReplicas), `memory` (bytes per
-//                                         pending item) or `queues` (10^4 queues in one process,
-//                                         bench/redis/queues.mjs), and nothing else, printed,
+//                                         pending item) or `queues` (10^4 queues in one process:
+//                                         queues.mjs, queues-bullmq.mjs), and nothing else, printed,
 //                                         not written: for measuring a change
 //
 // Writes bench/redis/results.json (every sample, and the run's settings and machine) and
@@ -113,8 +113,9 @@ results.recovery = { tarry: [], bullmq: [], "bullmq-defaults": [] };
 // Redis bytes per pending item, by the JSON value's length.
 results.memory = {};
 for (const bytes of VALUE_BYTES) results.memory[bytes] = { tarry: [], bullmq: [] };
-// 10^4 queues in one process (tarry only: BullMQ's workers hold a blocking connection each).
-results.queues = { tarry: [] };
+// 10^4 queues in one process: tarry each round; BullMQ (bench/redis/queues-bullmq.mjs, about a
+// minute: its workers open a blocking connection each) in the first round only.
+results.queues = { tarry: [], bullmq: [] };
 // Offers/s of tarry alone, with and without waitForReplicas { count: 1 }, on the primary with one replica.
 results.wait = {};
 for (const t of ["add-serial", "add-concurrent"]) results.wait[t] = { tarry: [], "tarry-wait": [] };
@@ -148,17 +149,18 @@ async function memoryRound(r) {
   await redis.cli("flushall");
 }
 
-/** One run of bench/redis/queues.mjs (its own redis-server, its own processes): its JSON line. */
-function queuesRun() {
-  const out = execFileSync(process.execPath, [here("./queues.mjs"), String(QUEUES)], {
+/** One run of bench/redis/queues.mjs or queues-bullmq.mjs (its own redis-server, its own processes): its JSON line. */
+function queuesRun(impl = "tarry") {
+  const file = impl === "tarry" ? "./queues.mjs" : "./queues-bullmq.mjs";
+  const out = execFileSync(process.execPath, [here(file), String(QUEUES)], {
     encoding: "utf8",
     stdio: ["ignore", "pipe", "inherit"],
   });
   const sample = JSON.parse(out.trim().split("\n").pop());
   log(
-    `${QUEUES} queues: ${sample.connections} connections, open ${sample.openMs} ms, lateness p50 ${sample.latenessP50} p99 ${sample.latenessP99} ms`,
+    `${QUEUES} queues ${impl}: ${sample.connections} connections, open ${sample.openMs} ms, lateness p50 ${sample.latenessP50} p99 ${sample.latenessP99} ms`,
   );
-  results.queues.tarry.push(sample);
+  results.queues[impl].push(sample);
   return sample;
 }
 
@@ -275,7 +277,7 @@ const uptime = () => os.loadavg()[0].toFixed(2);
 if (only === "memory" || only === "queues") {
   for (let r = 0; r < rounds; r++) {
     if (only === "memory") await memoryRound(r);
-    else queuesRun();
+    else for (const impl of r === 0 ? rotate(IMPLS, r) : ["tarry"]) queuesRun(impl);
   }
   await redis.stop();
   const median = (xs) => xs.sort((a, b) => a - b)[xs.length >> 1];
@@ -286,7 +288,7 @@ if (only === "memory" || only === "queues") {
         `${bytes}-byte values: ${m("tarry").toFixed(1)} B per pending item, BullMQ ${m("bullmq").toFixed(1)} B (×${(m("tarry") / m("bullmq")).toFixed(2)}; medians of ${rounds}, ${FILL} items); tarry's keys: ${JSON.stringify(results.memory[bytes].tarry[0].keys)}`,
       );
     }
-  else console.log(JSON.stringify(results.queues.tarry));
+  else console.log(JSON.stringify(results.queues));
   process.exit(0);
 }
 if (only === "wait") {
@@ -354,7 +356,7 @@ for (let r = 0; r < (schedulesOnly ? 0 : rounds); r++) {
   }
   await waitRound(r);
   await memoryRound(r);
-  queuesRun();
+  for (const impl of r === 0 ? rotate(IMPLS, r) : ["tarry"]) queuesRun(impl);
   load.push(os.loadavg()[0]);
 }
 if (withDefaults && !schedulesOnly) results.recovery["bullmq-defaults"].push(await recovery("bullmq", {}));
