@@ -130,7 +130,7 @@ export function summarise({ meta, results }) {
     };
     summary.queues = of(many);
     const bull = results.queues.bullmq ?? [];
-    const cells = (x) => `${fmt(x.connections)} / ${ms(x.openMs)} / ${ms(x.p50)} / ${ms(x.p99)}`;
+    const cells = (x) => `${x.connections} / ${ms(x.openMs)} / ${ms(x.p50)} / ${ms(x.p99)}`;
     if (bull.length) summary.queuesBullmq = of(bull);
     const count = meta.queues.toLocaleString("en-US");
     add(
