@@ -111,7 +111,7 @@ test("kill -9 of the primary: Sentinel promotes a replica; with waitForReplicas 
   });
   const ticks = [];
   const ticker = setInterval(() => ticks.push(offerOne()), 100);
-  await until(() => resolved.size >= 200, "200 offers resolving");
+  await until(() => resolved.size >= 200 && arrived.size >= 50, "200 offers resolving and 50 delivered");
   await primary.kill("SIGKILL");
   killedAt = Date.now();
   const ports = replicas.map((r) => r.port);
@@ -140,6 +140,15 @@ test("kill -9 of the primary: Sentinel promotes a replica; with waitForReplicas 
     );
   });
   const drained = Date.now() - killedAt;
+  // The worker's subscriber (a duplicate of its client, so it asks Sentinel too) follows the
+  // failover: an offer to the emptied queue on the new primary reaches it as a head message.
+  await until(async () => (await worker.stats()).pending + (await worker.stats()).inFlight === 0, "the queue emptying");
+  const messages = (await worker.stats()).messages;
+  const last = Date.now();
+  await producer.offer("last", 300, { id: "last" });
+  await until(() => arrived.has("last"), "the last offer's delivery");
+  assert.ok(arrived.get("last") >= last + 300, "the last offer came out early");
+  assert.ok((await worker.stats()).messages > messages, "the offer's head message did not reach the worker");
   for (const [id, notBefore] of resolved) {
     const at = arrived.get(id);
     assert.ok(at >= notBefore, `${id} came out ${notBefore - at} ms early`);
