@@ -88,7 +88,7 @@ export interface RedisDelayQueueOptions {
 export type IfExists = "replace" | "keep" | "extend";
 
 export interface OfferOptions {
-  /** The item's id: a non-empty, well-formed string of at most 512 code units. Default: a random UUID. */
+  /** The item's id: a non-empty, well-formed string of at most 512 code units. Default: 22 random base64url characters (128 bits). */
   id?: string;
   /**
    * "replace" (default): a new item in its place (new value and deadline, attempts from 0).

@@ -87,7 +87,7 @@ limit 600 node "${node_test[@]}" tests/browser/
 step "JS tests again under Node 24 ($($node24 --version), from the node24 devDependency)"
 limit 600 $node24 "${node_test[@]}" tests/js/*.test.mjs
 
-step "tarry-queue/redis on real Redis: its scripts' build, API, 3 workers + 1 producer, faults (kill -9, crash + AOF restart, SIGSTOP, dropped connections), a 3-master cluster, inspection of 10^6 items, pause and events across processes, the CLI"
+step "tarry-queue/redis on real Redis: its scripts' build, API, 3 workers + 1 producer, faults (kill -9, crash + AOF restart, SIGSTOP, dropped connections), a 3-master cluster, Sentinel failover (kill -9 of the primary), inspection of 10^6 items, pause and events across processes, the CLI"
 limit 600 node "${node_test[@]}" tests/redis/
 
 step "Deno tests ($(node_modules/.bin/deno --version | head -1), from the deno devDependency)"

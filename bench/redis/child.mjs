@@ -3,7 +3,7 @@
 //
 // Tasks: ping, add-serial, add-concurrent, add-bulk (adds/s); worker (consumes, reports each
 // delivery's lateness), produce (offers the items a delivery run expects), hold (a worker whose
-// handlers never return, to be killed).
+// handlers never return, to be killed), fill (Redis bytes per pending item).
 
 import { Queue, Worker } from "bullmq";
 import { Redis } from "ioredis";
@@ -124,6 +124,39 @@ const tasks = {
     const offeredIn = now() - start;
     await q.close();
     return { offeredIn };
+  },
+
+  /**
+   * Redis bytes per pending item: cfg.n items due in an hour, each a JSON value of exactly
+   * cfg.bytes bytes, added in calls of 500; used_memory after minus before (INFO memory, on
+   * an emptied server), over cfg.n, and MEMORY USAGE of each key the library made.
+   */
+  async fill() {
+    const a = adder();
+    const client = await a.client();
+    const value = (n) => {
+      const v = { n, pad: "" };
+      v.pad = "x".repeat(cfg.bytes - JSON.stringify(v).length);
+      return v;
+    };
+    const used = async () => Number((await client.info("memory")).match(/used_memory:(\d+)/)[1]);
+    await client.ping();
+    const before = await used();
+    for (let k = 0; k * 500 < cfg.n; k++)
+      await a.many(
+        Array.from({ length: Math.min(500, cfg.n - k * 500) }, (_, i) => value(k * 500 + i)),
+        FAR,
+      );
+    const after = await used();
+    const keys = {};
+    for (const key of await client.keys("*")) {
+      const bytes = await client.memory("USAGE", key, "SAMPLES", "0");
+      // Per-job keys (BullMQ's bull:<name>:<id>) summed under one pattern.
+      const kind = key.replace(/:[0-9a-f-]{1,36}$/, ":<id>");
+      keys[kind] = (keys[kind] ?? 0) + bytes;
+    }
+    await a.close();
+    return { bytesPerItem: (after - before) / cfg.n, keys };
   },
 
   /** Consumes until cfg.n items came out; each delivery's lateness against its call + delay. */

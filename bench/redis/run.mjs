@@ -3,7 +3,7 @@
 // redis-server, default settings), same run, every measurement in fresh processes
 // (bench/redis/child.mjs), the two interleaved over rounds (their order rotating), medians.
 //
-//   npm run bench -- --redis              3 rounds (about 10 minutes on 2 cores), then the
+//   npm run bench -- --redis              3 rounds (about 15 minutes on 2 cores), then the
 //                                         schedules (bench/redis/schedules.mjs, about 10 more)
 //   node bench/redis/run.mjs --rounds R   options: --rounds R, --no-defaults (skips BullMQ's
 //                                         recovery with its default 30 s locks, about a minute),
@@ -13,8 +13,10 @@
 //
 //   node bench/redis/run.mjs --render     bench/redis/results.md again from results.json
 //   node bench/redis/run.mjs --only burst one kind of delivery run (burst or spread), or `wait`
-//                                         (offers with waitForReplicas), and nothing else,
-//                                         printed, not written: for measuring a change
+//                                         (offers with waitForReplicas), `memory` (bytes per
+//                                         pending item) or `queues` (10^4 queues in one process:
+//                                         queues.mjs, queues-bullmq.mjs), and nothing else, printed,
+//                                         not written: for measuring a change
 //
 // Writes bench/redis/results.json (every sample, and the run's settings and machine) and
 // bench/redis/results.md (bench/redis/report.mjs).
@@ -39,12 +41,16 @@ const withDefaults = !argv.includes("--no-defaults");
 const schedulesOnly = argv.includes("--schedules-only");
 const scheduleSeconds = Number(flag("--schedule-seconds") ?? 60);
 const only = flag("--only");
-if (only !== undefined && !["burst", "spread", "wait"].includes(only))
-  throw new Error(`--only: burst, spread or wait, got ${only}`);
+const ONLY = ["burst", "spread", "wait", "memory", "queues"];
+if (only !== undefined && !ONLY.includes(only)) throw new Error(`--only: ${ONLY.join(", ")}; got ${only}`);
 const IMPLS = ["tarry", "bullmq"];
 const WORKERS = [1, 2, 4];
 const CONCURRENCY = 8; // per worker process, both libraries
 const N = 10_000;
+const BURST = 20_000; // items due at one instant in a burst run
+const FILL = 100_000; // pending items of a memory run
+const VALUE_BYTES = [60, 100]; // the JSON values' lengths in the memory runs
+const QUEUES = 10_000; // queues in one process (bench/redis/queues.mjs)
 const LEASE = 5000; // tarry's visibilityTimeout; BullMQ's lockDuration and stalledInterval in the fair recovery run
 
 const log = (...a) => process.stderr.write(`[bench:redis] ${a.join(" ")}\n`);
@@ -105,6 +111,12 @@ for (const t of ["add-serial", "add-concurrent", "add-bulk"]) results.adds[t] = 
 for (const kind of ["spread", "burst"])
   for (const w of WORKERS) results.delivery[`${kind} ${w}`] = { tarry: [], bullmq: [] };
 results.recovery = { tarry: [], bullmq: [], "bullmq-defaults": [] };
+// Redis bytes per pending item, by the JSON value's length.
+results.memory = {};
+for (const bytes of VALUE_BYTES) results.memory[bytes] = { tarry: [], bullmq: [] };
+// 10^4 queues in one process: tarry each round; BullMQ (bench/redis/queues-bullmq.mjs, about a
+// minute: its workers open a blocking connection each) in the first round only.
+results.queues = { tarry: [], bullmq: [] };
 // Offers/s of tarry alone, with and without waitForReplicas { count: 1 }, on the primary with one replica.
 results.wait = {};
 for (const t of ["add-serial", "add-concurrent"]) results.wait[t] = { tarry: [], "tarry-wait": [] };
@@ -124,6 +136,33 @@ async function waitRound(r) {
     }
   }
   await replica.stop();
+}
+
+/** One round of bytes per pending item: FILL items of each value length, each library. */
+async function memoryRound(r) {
+  for (const bytes of VALUE_BYTES)
+    for (const impl of rotate(IMPLS, r)) {
+      await redis.cli("flushall");
+      const { bytesPerItem, keys } = await child("fill", impl, { n: FILL, bytes }).result;
+      results.memory[bytes][impl].push({ bytesPerItem, keys });
+      log(`memory ${bytes}-byte values ${impl}: ${bytesPerItem.toFixed(1)} B per pending item`);
+    }
+  await redis.cli("flushall");
+}
+
+/** One run of bench/redis/queues.mjs or queues-bullmq.mjs (its own redis-server, its own processes): its JSON line. */
+function queuesRun(impl = "tarry") {
+  const file = impl === "tarry" ? "./queues.mjs" : "./queues-bullmq.mjs";
+  const out = execFileSync(process.execPath, [here(file), String(QUEUES)], {
+    encoding: "utf8",
+    stdio: ["ignore", "pipe", "inherit"],
+  });
+  const sample = JSON.parse(out.trim().split("\n").pop());
+  log(
+    `${QUEUES} queues ${impl}: ${sample.connections} connections, open ${sample.openMs} ms, lateness p50 ${sample.latenessP50} p99 ${sample.latenessP99} ms`,
+  );
+  results.queues[impl].push(sample);
+  return sample;
 }
 
 /** CPU time (ms) the Redis server used since the previous call (INFO's used_cpu_* count from its start). */
@@ -156,18 +195,19 @@ async function serverCommands() {
   return { calls, usec, scripts };
 }
 
-/** A delivery run: `workers` fresh worker processes, then a producer of N items. */
+/** A delivery run: `workers` fresh worker processes, then a producer of N items (BURST in a burst). */
 async function delivery(impl, kind, workers) {
+  const n = kind === "burst" ? BURST : N;
   await redis.cli("flushall");
   const name = `d${++serial}`;
   const ws = Array.from({ length: workers }, () => child("worker", impl, { name, concurrency: CONCURRENCY }));
   await Promise.all(ws.map((w) => w.ready));
   await serverCpu();
-  const shape = kind === "spread" ? { from: 1000, to: 5000 } : { at: 3000 };
-  const producer = child("produce", impl, { name, n: N, ...shape });
+  const shape = kind === "spread" ? { from: 1000, to: 5000 } : { at: 5000 };
+  const producer = child("produce", impl, { name, n, ...shape });
   const { offeredIn } = await producer.result;
-  await serverCommands(); // from here on (a burst is due 3 s after the start): consuming only
-  const complete = await until(() => ws.reduce((n, w) => n + w.count, 0) >= N, 60_000);
+  await serverCommands(); // from here on (a burst is due 5 s after the start): consuming only
+  const complete = await until(() => ws.reduce((n, w) => n + w.count, 0) >= n, 60_000);
   await sleep(300); // a second delivery of anything would show up here
   const redisCpu = await serverCpu();
   const commands = await serverCommands();
@@ -189,7 +229,7 @@ async function delivery(impl, kind, workers) {
   const sample = {
     offeredIn,
     delivered: seen.size,
-    lost: N - seen.size,
+    lost: n - seen.size,
     twice: [...seen.values()].filter((n) => n > 1).length,
     early: lateness.filter((x) => x < 0).length,
     p50: q(0.5),
@@ -206,7 +246,7 @@ async function delivery(impl, kind, workers) {
     scriptsPerItem: commands.scripts.calls / seen.size,
   };
   if (kind === "burst") {
-    // All N were due at one instant: deliveries/s from that instant to the last delivery.
+    // All n were due at one instant: deliveries/s from that instant to the last delivery.
     const due = Math.min(...times.map((t, i) => t - lateness[i]));
     sample.perSec = seen.size / ((Math.max(...times) - due) / 1000);
   }
@@ -235,6 +275,23 @@ async function recovery(impl, bullmq) {
 
 const started = Date.now();
 const uptime = () => os.loadavg()[0].toFixed(2);
+if (only === "memory" || only === "queues") {
+  for (let r = 0; r < rounds; r++) {
+    if (only === "memory") await memoryRound(r);
+    else for (const impl of r === 0 ? rotate(IMPLS, r) : ["tarry"]) queuesRun(impl);
+  }
+  await redis.stop();
+  const median = (xs) => xs.sort((a, b) => a - b)[xs.length >> 1];
+  if (only === "memory")
+    for (const bytes of VALUE_BYTES) {
+      const m = (impl) => median(results.memory[bytes][impl].map((x) => x.bytesPerItem));
+      console.log(
+        `${bytes}-byte values: ${m("tarry").toFixed(1)} B per pending item, BullMQ ${m("bullmq").toFixed(1)} B (×${(m("tarry") / m("bullmq")).toFixed(2)}; medians of ${rounds}, ${FILL} items); tarry's keys: ${JSON.stringify(results.memory[bytes].tarry[0].keys)}`,
+      );
+    }
+  else console.log(JSON.stringify(results.queues));
+  process.exit(0);
+}
 if (only === "wait") {
   for (let r = 0; r < rounds; r++) await waitRound(r);
   await redis.stop();
@@ -299,6 +356,8 @@ for (let r = 0; r < (schedulesOnly ? 0 : rounds); r++) {
     results.recovery[impl].push(await recovery(impl, bullmq));
   }
   await waitRound(r);
+  await memoryRound(r);
+  for (const impl of r === 0 ? rotate(IMPLS, r) : ["tarry"]) queuesRun(impl);
   load.push(os.loadavg()[0]);
 }
 if (withDefaults && !schedulesOnly) results.recovery["bullmq-defaults"].push(await recovery("bullmq", {}));
@@ -335,6 +394,9 @@ let meta = {
   rounds,
   withDefaults,
   n: N,
+  burst: BURST,
+  fill: FILL,
+  queues: QUEUES,
   workers: WORKERS,
   concurrency: CONCURRENCY,
   lease: LEASE,

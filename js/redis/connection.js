@@ -55,6 +55,7 @@ import { Batcher } from "./batch.js";
 import { acquireClient, hubOf, isClient, newServer } from "./client.js";
 import { localNow, moment } from "./clock.js";
 import {
+  connectionLost,
   explain,
   isLasting,
   isMigrating,
@@ -396,7 +397,7 @@ export class Connection {
       (e) => {
         this.#answered(call);
         if (call.done) return;
-        if (!isMigrating(e)) return this.#finish(call, () => call.reject(e));
+        if (!isMigrating(e)) return this.#finish(call, () => call.reject(connectionLost(e, this.#where)));
         if (!this.#client?.isCluster) return this.#finish(call, () => call.reject(notACluster(e)));
         this.#refuse(call, e);
       },

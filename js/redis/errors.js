@@ -1,8 +1,9 @@
 // What a Redis error means for a queue, said so that its user can act on it: a key of another
 // type, a permission the Redis user lacks (which ACL rule to add), a database Redis refused,
-// no connection or no reply within the queue's commandTimeout, a cluster slot that stayed
-// migrating for all of it (or a cluster node reached through a client that is no Cluster). Each keeps the Redis error as
-// its `cause`. docs/redis.md#permissions lists the ACL rules a queue needs.
+// no connection or no reply within the queue's commandTimeout, a connection lost before the
+// reply, a cluster slot that stayed migrating for all of it (or a cluster node reached through
+// a client that is no Cluster). Each keeps the Redis error as its `cause`.
+// docs/redis.md#permissions lists the ACL rules a queue needs.
 
 /**
  * Where a queue lives, for messages.
@@ -150,6 +151,22 @@ export function noConnection(ms, where, cause) {
   return new Error(`tarry-queue/redis: no connection to Redis${to} within ${ms} ms (options.commandTimeout)${why}`, {
     cause: cause ?? undefined,
   });
+}
+
+/**
+ * A call whose connection closed before its reply came (ioredis: "Connection is closed.",
+ * "Command aborted due to connection close", as when a primary dies or fails over): it may
+ * or may not have run. Any other error is returned as it is.
+ * @param {unknown} e
+ * @param {Where} where
+ */
+export function connectionLost(e, where) {
+  if (!/^(?:Connection is closed|Command aborted due to connection close)/.test(messageOf(e))) return e;
+  const at = where.url ? ` at ${where.url}` : "";
+  return new Error(
+    `tarry-queue/redis: the connection to Redis${at} closed before the reply; the call may or may not have taken effect`,
+    { cause: e },
+  );
 }
 
 /**

@@ -11,7 +11,7 @@
 //   written by the first probe), and one shard's keys are those of a single-shard queue.
 // - Items. An id goes to shard CRC16(key) mod K, where the key is the id, or for an
 //   occurrence-shaped id (`<schedule>@<due>`) the schedule's id, so a schedule and its
-//   occurrences share a shard. Offers without an id get a random UUID first, so cancel,
+//   occurrences share a shard. Offers without an id get a random id first, so cancel,
 //   reschedule and get by id always find the shard. offerMany sends one script run per shard
 //   (per 500 items): atomic per shard, not across them.
 // - K checked. Every call of the face waits for the first probe of the keeping shard

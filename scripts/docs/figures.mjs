@@ -101,7 +101,8 @@ export const QUOTES = {
 
   /** docs/performance.md: tarry-queue/redis against BullMQ. */
   redis({ redis }, up) {
-    const keep = /^\| (workload|---|bare PING|add,|lateness|delivered early|kill -9|the same)/;
+    const keep =
+      /^\| (workload|---|bare PING|add,|lateness|delivered early|kill -9|the same|Redis bytes|[\d,]+ queues)/;
     return `${redis.lines.filter((l) => keep.test(l)).join("\n")}\n\nFrom [the Redis benchmark](${up}bench/redis/results.md), which has the delivery rates and CPU costs too.`;
   },
 };

@@ -124,6 +124,31 @@ test("ids: re-offering replaces, cancel/reschedule/delayOf by id, generated ids 
   assert.equal(await q.size(), 0);
 });
 
+test("records are compact (generated ids of 22 characters, the seq without leading zeros), and records written with all 16 digits of the seq still read", async () => {
+  const q = open();
+  const id = await q.offer({ v: 1 }, 60_000);
+  assert.match(id, /^[A-Za-z0-9_-]{22}$/);
+  const record = await fx.raw.hget(q.keys.items, id);
+  assert.match(record, /^p[1-9a-f][0-9a-f]{0,15}\|/, `the record ${record}`);
+  const [member] = await fx.raw.zrange(q.keys.pending, 0, -1);
+  assert.equal(member.length, 16 + 22);
+  // The earlier layout: the seq with its leading zeros, a UUID for id.
+  const old = "6f1c2a5e-3b9d-4c1e-9a7f-0d2b8e4c6a10";
+  const seq = member.slice(0, 16).replace(/^0+/, "").padStart(1, "0");
+  const next = (BigInt(`0x${seq}`) + 1n).toString(16).padStart(16, "0");
+  const deadline = Date.now() - 1;
+  await fx.raw.hset(q.keys.items, old, `p${next}|${deadline}|0||{"old":true}`);
+  await fx.raw.zadd(q.keys.pending, deadline, `${next}${old}`);
+  await fx.raw.incr(q.keys.seq);
+  assert.equal((await q.get(old)).state, "pending");
+  assert.equal(await q.reschedule(old, 0), true);
+  const job = await q.take({ timeout: 2000 });
+  assert.deepEqual([job.id, job.value], [old, { old: true }]);
+  assert.equal(await job.ack(), true);
+  assert.equal(await q.get(old), undefined);
+  assert.equal(await q.size(), 1);
+});
+
 test("bad input: a clear error naming the argument, and nothing changes", async () => {
   const q = open();
   const rejects = async (p, kind, re) => assert.rejects(p, (e) => e instanceof kind && re.test(e.message));

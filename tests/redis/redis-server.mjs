@@ -4,7 +4,7 @@
 // process exits. Nothing here touches a Redis that it did not start.
 
 import { spawn, execFile } from "node:child_process";
-import { mkdtempSync, rmSync } from "node:fs";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { createConnection, createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -165,4 +165,64 @@ export async function startCluster(masters = 3) {
       await Promise.all(nodes.map((n) => n.stop()));
     },
   };
+}
+
+/**
+ * One Redis Sentinel (redis-server in sentinel mode: the program Debian's redis-sentinel
+ * package links to) on a free loopback port, monitoring `primary` under the name `name` with
+ * a quorum of 1, a primary taken for down after `downAfter` ms and failovers retried after
+ * `failoverTimeout` ms. Its config file lives in its own temporary directory (Sentinel
+ * rewrites it), removed by stop().
+ */
+export async function startSentinel(primary, { name = "mymaster", downAfter = 500, failoverTimeout = 2000 } = {}) {
+  const dir = mkdtempSync(join(tmpdir(), "tarry-sentinel-"));
+  const port = await freePort();
+  const conf = join(dir, "sentinel.conf");
+  writeFileSync(
+    conf,
+    [
+      `port ${port}`,
+      "bind 127.0.0.1",
+      `dir ${dir}`,
+      'logfile ""',
+      "loglevel warning",
+      `sentinel monitor ${name} 127.0.0.1 ${primary.port} 1`,
+      `sentinel down-after-milliseconds ${name} ${downAfter}`,
+      `sentinel failover-timeout ${name} ${failoverTimeout}`,
+      `sentinel parallel-syncs ${name} 1`,
+      "",
+    ].join("\n"),
+  );
+  const child = spawn("redis-server", [conf, "--sentinel"], { stdio: ["ignore", "ignore", "inherit"] });
+  live.add(child);
+  child.once("exit", () => live.delete(child));
+  const cli = async (...command) => (await run("redis-cli", ["-p", String(port), ...command])).stdout.trim();
+  const sentinel = {
+    port,
+    name,
+    /** For ioredis: `new Redis({ sentinels, name })`. */
+    sentinels: [{ host: "127.0.0.1", port }],
+    cli,
+    /** The port of the primary Sentinel names now. */
+    async primaryPort() {
+      return Number((await cli("sentinel", "get-master-addr-by-name", name)).split("\n")[1]);
+    },
+    async stop() {
+      if (child.exitCode === null && child.signalCode === null) {
+        const exited = new Promise((resolve) => child.once("exit", resolve));
+        child.kill("SIGKILL");
+        await exited;
+      }
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+  const until = Date.now() + 15_000;
+  while (!(await ask(port, "PING"))?.startsWith("+PONG")) {
+    if (child.exitCode !== null || Date.now() > until) {
+      await sentinel.stop();
+      throw new Error(`redis-server --sentinel on port ${port} did not answer PING within 15 s`);
+    }
+    await sleep(20);
+  }
+  return sentinel;
 }

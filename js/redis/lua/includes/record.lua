@@ -3,7 +3,8 @@
 --
 --   state seq '|' deadline '|' attempt '|' token '|' [ '@' length ':' schedule ] value
 --
--- state p (pending), l (leased) or d (dead); seq the 16 hex digits of its pending member;
+-- state p (pending), l (leased) or d (dead); seq its pending member's 16 hex digits, stored
+-- without leading zeros (a record written with all 16 reads the same; every caller sees 16);
 -- deadline epoch ms with up to 3 decimals; attempt the number of deliveries so far; token the
 -- current delivery's token (empty unless leased: hex digits and dashes, made by the take
 -- script from a random part its caller sends, so that no token comes twice, even after the
@@ -43,7 +44,8 @@ local function parse(rec) -- luacheck: ignore 211
   if not rec then return nil end
   local state, seq, deadline, attempt, token, at =
     string.match(rec, '^([pld])(%x+)|([^|]+)|(%d+)|([%x%-]*)|()')
-  if state == nil or #seq ~= 16 or tonumber(deadline) == nil then return nil end
+  if state == nil or #seq > 16 or tonumber(deadline) == nil then return nil end
+  seq = string.rep('0', 16 - #seq) .. seq
   local schedule
   local length, from = string.match(rec, '^@(%d+):()', at)
   if length then
@@ -56,6 +58,7 @@ end
 
 local function save(id, r) -- luacheck: ignore 211
   local schedule = r.schedule and ('@' .. #r.schedule .. ':' .. r.schedule) or ''
-  redis.call('HSET', items, id, r.state .. r.seq .. '|' .. r.deadline .. '|' .. string.format('%d', r.attempt) .. '|'
+  local seq = string.match(r.seq, '^0*(%x.*)$') -- without its leading zeros: bytes per item
+  redis.call('HSET', items, id, r.state .. seq .. '|' .. r.deadline .. '|' .. string.format('%d', r.attempt) .. '|'
     .. r.token .. '|' .. schedule .. r.value)
 end
