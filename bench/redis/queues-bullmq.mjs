@@ -4,22 +4,24 @@
 // client, every Worker given one shared client, which BullMQ duplicates for each Worker's
 // blocking reads):
 //
-//   node bench/redis/queues-bullmq.mjs [count ...]     default: 1000 10000
+//   node bench/redis/queues-bullmq.mjs [--spread MS] [count ...]     default: 1000 10000
 //
 // For each count, in a fresh process (this file forks itself): the time until every Queue
 // answered and every Worker was ready (open), the connections Redis counts for this process
 // while every worker consumes (CLIENT LIST, the measuring client left out), and the lateness
 // (arrival − asked due time, by this process's wall clock) of one job per queue added due 2 s
-// later. The server allows 30000 clients (its default, 10000, is fewer than 10^4 workers
-// need). Prints one JSON line per count, with the same fields as queues.mjs where they apply.
+// later (with --spread MS, the due times of queues.mjs: 2 s plus a seeded share of MS). The
+// server allows 30000 clients (its default, 10000, is fewer than 10^4 workers need). Prints one JSON line per count, with the same fields as queues.mjs where they apply.
 
-import { fork } from "node:child_process";
 import { fileURLToPath } from "node:url";
 
 const here = fileURLToPath(import.meta.url);
 
 if (process.argv[2] === "--child") {
-  const { port, count } = JSON.parse(process.argv[3]);
+  const { port, count, spread } = JSON.parse(process.argv[3]);
+  const { rng } = await import("../rng.mjs");
+  const next = rng(22); // the due times of queues.mjs, the same seed
+  const delays = Array.from({ length: count }, () => 2000 + Math.floor(next() * spread));
   const { Redis } = await import("ioredis");
   const { Queue, Worker } = await import("bullmq");
   const raw = new Redis(port);
@@ -62,8 +64,8 @@ if (process.argv[2] === "--child") {
   await new Promise((r) => setTimeout(r, 500));
   await Promise.all(
     queues.map((q, i) => {
-      asked[i] = Date.now() + 2000;
-      return q.add("job", i, { delay: 2000 });
+      asked[i] = Date.now() + delays[i];
+      return q.add("job", i, { delay: delays[i] });
     }),
   );
   const during = await connections();
@@ -72,6 +74,7 @@ if (process.argv[2] === "--child") {
   const q = (p) => Math.round(late[Math.min(late.length - 1, Math.floor(p * late.length))]);
   process.send({
     count,
+    spread,
     openMs: Math.round(open),
     connections: during,
     delivered: got,
@@ -84,21 +87,6 @@ if (process.argv[2] === "--child") {
   });
   process.exit(0);
 } else {
-  const { startRedis } = await import("../../tests/redis/redis-server.mjs");
-  const counts = process.argv.slice(2).map(Number);
-  for (const count of counts.length ? counts : [1000, 10_000]) {
-    const redis = await startRedis({ args: ["--maxclients", "30000"] });
-    try {
-      const result = await new Promise((resolve, reject) => {
-        const c = fork(here, ["--child", JSON.stringify({ port: redis.port, count })], { stdio: "inherit" });
-        c.once("message", resolve);
-        c.once("exit", (code) => reject(new Error(`child exited with ${code}`)));
-      });
-      console.log(JSON.stringify(result));
-    } catch (e) {
-      console.log(JSON.stringify({ count, failed: String(e.message) }));
-    } finally {
-      await redis.stop();
-    }
-  }
+  const { runCounts } = await import("./queues-run.mjs");
+  await runCounts(here);
 }

@@ -1,23 +1,27 @@
 #!/usr/bin/env node
 // Many queues in one process, opened by URL, against a private redis-server:
 //
-//   node bench/redis/queues.mjs [count ...]      default: 1000 10000
+//   node bench/redis/queues.mjs [--spread MS] [count ...]      default: 1000 10000
 //
 // For each count, in a fresh process (this file forks itself): the time until every queue
 // answered its first call (open), the connections Redis counts for this process while every
 // queue consumes (CLIENT LIST, the measuring client left out), and the lateness (arrival −
-// asked due time, by this process's wall clock) of one item per queue offered due 2 s later,
+// asked due time, by this process's wall clock) of one item per queue offered due 2 s later
+// (with --spread MS: 2 s plus a seeded uniform share of MS, so that the items of the queues come
+// due one after another over MS instead of together),
 // and how much of it is the deadline stored later than asked (the server's deadline − asked);
 // and, from INFO commandstats, the script runs (EVAL and EVALSHA) Redis made and the ms it spent
 // in them from the offers to the last ack (scripts, scriptMs). Prints one JSON line per count.
 
-import { fork } from "node:child_process";
 import { fileURLToPath } from "node:url";
 
 const here = fileURLToPath(import.meta.url);
 
 if (process.argv[2] === "--child") {
-  const { port, count } = JSON.parse(process.argv[3]);
+  const { port, count, spread } = JSON.parse(process.argv[3]);
+  const { rng } = await import("../rng.mjs");
+  const next = rng(22);
+  const delays = Array.from({ length: count }, () => 2000 + Math.floor(next() * spread));
   const { Redis } = await import("ioredis");
   const { RedisDelayQueue } = await import("tarry-queue/redis");
   const url = `redis://127.0.0.1:${port}`;
@@ -57,8 +61,8 @@ if (process.argv[2] === "--child") {
   await raw.config("RESETSTAT");
   await Promise.all(
     queues.map((q, i) => {
-      asked[i] = Date.now() + 2000;
-      return q.offer(i, 2000);
+      asked[i] = Date.now() + delays[i];
+      return q.offer(i, delays[i]);
     }),
   );
   const list = await raw.client("LIST");
@@ -82,6 +86,7 @@ if (process.argv[2] === "--child") {
   raw.disconnect();
   process.send({
     count,
+    spread,
     openMs: Math.round(open),
     connections,
     latenessP50: q(0.5),
@@ -99,21 +104,6 @@ if (process.argv[2] === "--child") {
   });
   process.exit(0);
 } else {
-  const { startRedis } = await import("../../tests/redis/redis-server.mjs");
-  const counts = process.argv.slice(2).map(Number);
-  for (const count of counts.length ? counts : [1000, 10_000]) {
-    const redis = await startRedis({ args: ["--maxclients", "30000"] });
-    try {
-      const result = await new Promise((resolve, reject) => {
-        const c = fork(here, ["--child", JSON.stringify({ port: redis.port, count })], { stdio: "inherit" });
-        c.once("message", resolve);
-        c.once("exit", (code) => reject(new Error(`child exited with ${code}`)));
-      });
-      console.log(JSON.stringify(result));
-    } catch (e) {
-      console.log(JSON.stringify({ count, failed: String(e.message) }));
-    } finally {
-      await redis.stop();
-    }
-  }
+  const { runCounts } = await import("./queues-run.mjs");
+  await runCounts(here);
 }

@@ -136,8 +136,17 @@ export function summarise({ meta, results }) {
     if (bull.length) summary.queuesBullmq = of(bull);
     const count = meta.queues.toLocaleString("en-US");
     add(
-      `| ${count} queues in one process (bench/redis/queues.mjs: opened by URL; BullMQ, bench/redis/queues-bullmq.mjs: a Queue and a Worker each, on shared clients, ${bull.length} run): connections while consuming / open time / lateness p50 / p99 of one item each | ${cells(summary.queues)} | ${bull.length ? cells(summary.queuesBullmq) : "–"} | |`,
+      `| ${count} queues in one process (bench/redis/queues.mjs: opened by URL; BullMQ, bench/redis/queues-bullmq.mjs: a Queue and a Worker each, on shared clients, ${bull.length} run): connections while consuming / open time / lateness p50 / p99 of one item each, all due 2 s after their offers | ${cells(summary.queues)} | ${bull.length ? cells(summary.queuesBullmq) : "–"} | |`,
     );
+    const spread = results.queuesSpread?.tarry ?? [];
+    if (spread.length) {
+      summary.queuesSpread = of(spread);
+      const bullSpread = results.queuesSpread.bullmq ?? [];
+      if (bullSpread.length) summary.queuesSpreadBullmq = of(bullSpread);
+      add(
+        `| the same, the items due one after another over ${(meta.queuesSpread / 1000).toFixed(0)} s (2 s after their offers plus a seeded uniform share; BullMQ ${bullSpread.length} run) | ${cells(summary.queuesSpread)} | ${bullSpread.length ? cells(summary.queuesSpreadBullmq) : "–"} | |`,
+      );
+    }
   }
   const runs = Object.values(results.delivery).flatMap((d) =>
     Object.entries(d).flatMap(([impl, xs]) => xs.map((x) => ({ impl, ...x }))),

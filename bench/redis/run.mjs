@@ -51,6 +51,7 @@ const BURST = 20_000; // items due at one instant in a burst run
 const FILL = 100_000; // pending items of a memory run
 const VALUE_BYTES = [60, 100]; // the JSON values' lengths in the memory runs
 const QUEUES = 10_000; // queues in one process (bench/redis/queues.mjs)
+const QUEUES_SPREAD = 10_000; // ms over which their items come due in the spread run
 const LEASE = 5000; // tarry's visibilityTimeout; BullMQ's lockDuration and stalledInterval in the fair recovery run
 
 const log = (...a) => process.stderr.write(`[bench:redis] ${a.join(" ")}\n`);
@@ -117,6 +118,8 @@ for (const bytes of VALUE_BYTES) results.memory[bytes] = { tarry: [], bullmq: []
 // 10^4 queues in one process: tarry each round; BullMQ (bench/redis/queues-bullmq.mjs, about a
 // minute: its workers open a blocking connection each) in the first round only.
 results.queues = { tarry: [], bullmq: [] };
+// The same with the queues' items due one after another over QUEUES_SPREAD ms instead of together.
+results.queuesSpread = { tarry: [], bullmq: [] };
 // Offers/s of tarry alone, with and without waitForReplicas { count: 1 }, on the primary with one replica.
 results.wait = {};
 for (const t of ["add-serial", "add-concurrent"]) results.wait[t] = { tarry: [], "tarry-wait": [] };
@@ -150,18 +153,25 @@ async function memoryRound(r) {
   await redis.cli("flushall");
 }
 
-/** One run of bench/redis/queues.mjs or queues-bullmq.mjs (its own redis-server, its own processes): its JSON line. */
-function queuesRun(impl = "tarry") {
+/**
+ * One run of bench/redis/queues.mjs or queues-bullmq.mjs (its own redis-server, its own
+ * processes), the items due together or, with `spread`, over QUEUES_SPREAD ms: its JSON line.
+ */
+function queuesRun(impl = "tarry", spread = false) {
   const file = impl === "tarry" ? "./queues.mjs" : "./queues-bullmq.mjs";
-  const out = execFileSync(process.execPath, [here(file), String(QUEUES)], {
-    encoding: "utf8",
-    stdio: ["ignore", "pipe", "inherit"],
-  });
+  const out = execFileSync(
+    process.execPath,
+    [here(file), "--spread", String(spread ? QUEUES_SPREAD : 0), String(QUEUES)],
+    {
+      encoding: "utf8",
+      stdio: ["ignore", "pipe", "inherit"],
+    },
+  );
   const sample = JSON.parse(out.trim().split("\n").pop());
   log(
-    `${QUEUES} queues ${impl}: ${sample.connections} connections, open ${sample.openMs} ms, lateness p50 ${sample.latenessP50} p99 ${sample.latenessP99} ms`,
+    `${QUEUES} queues ${impl}${spread ? `, due over ${QUEUES_SPREAD} ms` : ""}: ${sample.connections} connections, open ${sample.openMs} ms, lateness p50 ${sample.latenessP50} p99 ${sample.latenessP99} ms`,
   );
-  results.queues[impl].push(sample);
+  (spread ? results.queuesSpread : results.queues)[impl].push(sample);
   return sample;
 }
 
@@ -278,7 +288,9 @@ const uptime = () => os.loadavg()[0].toFixed(2);
 if (only === "memory" || only === "queues") {
   for (let r = 0; r < rounds; r++) {
     if (only === "memory") await memoryRound(r);
-    else for (const impl of r === 0 ? rotate(IMPLS, r) : ["tarry"]) queuesRun(impl);
+    else
+      for (const impl of r === 0 ? rotate(IMPLS, r) : ["tarry"])
+        for (const spread of [false, true]) queuesRun(impl, spread);
   }
   await redis.stop();
   const median = (xs) => xs.sort((a, b) => a - b)[xs.length >> 1];
@@ -289,7 +301,7 @@ if (only === "memory" || only === "queues") {
         `${bytes}-byte values: ${m("tarry").toFixed(1)} B per pending item, BullMQ ${m("bullmq").toFixed(1)} B (×${(m("tarry") / m("bullmq")).toFixed(2)}; medians of ${rounds}, ${FILL} items); tarry's keys: ${JSON.stringify(results.memory[bytes].tarry[0].keys)}`,
       );
     }
-  else console.log(JSON.stringify(results.queues));
+  else console.log(JSON.stringify({ together: results.queues, spread: results.queuesSpread }));
   process.exit(0);
 }
 if (only === "wait") {
@@ -357,7 +369,8 @@ for (let r = 0; r < (schedulesOnly ? 0 : rounds); r++) {
   }
   await waitRound(r);
   await memoryRound(r);
-  for (const impl of r === 0 ? rotate(IMPLS, r) : ["tarry"]) queuesRun(impl);
+  for (const impl of r === 0 ? rotate(IMPLS, r) : ["tarry"])
+    for (const spread of [false, true]) queuesRun(impl, spread);
   load.push(os.loadavg()[0]);
 }
 if (withDefaults && !schedulesOnly) results.recovery["bullmq-defaults"].push(await recovery("bullmq", {}));
@@ -397,6 +410,7 @@ let meta = {
   burst: BURST,
   fill: FILL,
   queues: QUEUES,
+  queuesSpread: QUEUES_SPREAD,
   workers: WORKERS,
   concurrency: CONCURRENCY,
   lease: LEASE,
