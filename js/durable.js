@@ -75,6 +75,7 @@
 import { checkId, checkIfExists, checkMs, describe, epochOf, isRevoked, MAX_ID_LENGTH, options } from "./arguments.js";
 import { ClosedError } from "./errors.js";
 import { EMIT, Emitter, HEARD } from "./events.js";
+import { newId } from "./ids.js";
 import { Meters } from "./metrics.js";
 import { Order } from "./order.js";
 import {
@@ -277,7 +278,7 @@ export class DurableDelayQueue extends Emitter {
 
   /**
    * Adds `value`, due `delayMs` from now; resolves to its id once it is in storage. `id`
-   * names it (default: a random UUID); `ifExists` says what happens when that id is present:
+   * names it (default: 22 random base64url characters); `ifExists` says what happens when that id is present:
    * "replace" (default), "keep" or "extend".
    */
   async offer(value, delayMs, opts) {
@@ -1226,7 +1227,7 @@ function alarmAt(deadline) {
 /** One checked offer: { id, ifExists, value (the copy kept), deadline }. */
 function offerOf(value, valueName, opts, optsName, deadline, of) {
   const o = options(opts, optsName, ["id", "ifExists"], of);
-  const { id = crypto.randomUUID() } = o;
+  const { id = newId() } = o;
   checkId(id, `${optsName}.id`);
   const ifExists = checkIfExists(o.ifExists, `${optsName}.ifExists`);
   return { id, ifExists, value: storable(value, valueName), deadline };

@@ -29,7 +29,6 @@
 // dependency), loaded only when this module is given a URL rather than a client. The
 // in-memory entries of tarry-queue never load this file, and this file never loads the wasm.
 
-import { randomBytes } from "node:crypto";
 import {
   checkId,
   checkIfExists,
@@ -45,6 +44,7 @@ import { EMIT, Emitter, HEARD } from "./events.js";
 import { Meters } from "./metrics.js";
 import { allFigures, infoOf, inFlightCursor, pageOptions, pendingCursor } from "./redis/inspect.js";
 import { Observer } from "./redis/observer.js";
+import { newId } from "./ids.js";
 import { jsonText } from "./json.js";
 import { moment } from "./redis/clock.js";
 import { Connection } from "./redis/connection.js";
@@ -82,23 +82,6 @@ const PAGE = 100;
  * JSON text, and when it was called.
  * @typedef {{ id: string, ifExists: "replace" | "keep" | "extend", kind: "d" | "a", ms: number, json: string, at: import("./redis/clock.js").Moment }} Offer
  */
-
-/** Random bytes for generated ids, drawn 16 at a time from a pool refilled 256 ids at a time. */
-let idPool = Buffer.alloc(0);
-let idAt = 0;
-
-/**
- * A generated id: 22 base64url characters holding 128 random bits (more than a UUID's 122 in
- * 36 characters). An id is stored twice per item (the items hash and the pending member), so
- * its length is a good part of an item's memory in Redis.
- */
-function newId() {
-  if (idAt === idPool.length) {
-    idPool = randomBytes(16 * 256);
-    idAt = 0;
-  }
-  return idPool.toString("base64url", idAt, (idAt += 16));
-}
 
 /** A Redis-backed delay queue shared by every process that opens the same `name`. */
 export class RedisDelayQueue extends Emitter {

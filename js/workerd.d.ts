@@ -38,7 +38,7 @@ export interface DurableQueueStorage {
 export type { IfExists as DurableIfExists } from "./tarry.js";
 
 export interface DurableOfferOptions {
-  /** The item's id: a non-empty, well-formed string of at most 512 code units. Default: a random UUID. */
+  /** The item's id: a non-empty, well-formed string of at most 512 code units. Default: 22 random base64url characters (128 bits). */
   id?: string;
   /**
    * "replace" (default): a new item in its place (new value and deadline, attempts from 0).
