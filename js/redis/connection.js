@@ -257,13 +257,17 @@ export class Connection {
   }
 
   /**
-   * Runs a command that is no script (CONFIG GET) in its place in the line, like a script.
+   * Runs a command that is no script (WAIT, CONFIG GET) in its place in the line, like a
+   * script: after the script calls gathered before it (js/redis/gather.js).
    * @template R
    * @param {(client: Client) => Promise<R>} send
    * @returns {Promise<R>}
    */
   command(send) {
-    return this.#call(() => send(/** @type {Client} */ (this.#client)));
+    return this.#call(() => {
+      this.#hub?.gather?.flush(); // the scripts gathered go first (WAIT must follow the offer it waits for)
+      return send(/** @type {Client} */ (this.#client));
+    });
   }
 
   /**
