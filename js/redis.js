@@ -29,15 +29,7 @@
 // dependency), loaded only when this module is given a URL rather than a client. The
 // in-memory entries of tarry-queue never load this file, and this file never loads the wasm.
 
-import {
-  checkId,
-  checkIfExists,
-  checkSignal,
-  checkTimeout,
-  describe,
-  isRevoked,
-  options,
-} from "./arguments.js";
+import { checkId, checkIfExists, checkSignal, checkTimeout, describe, isRevoked, options } from "./arguments.js";
 import { ClosedError } from "./errors.js";
 import { EMIT, Emitter, HEARD } from "./events.js";
 import { Meters } from "./metrics.js";
