@@ -29,16 +29,7 @@
 // dependency), loaded only when this module is given a URL rather than a client. The
 // in-memory entries of tarry-queue never load this file, and this file never loads the wasm.
 
-import {
-  checkId,
-  checkIfExists,
-  checkMs,
-  checkSignal,
-  checkTimeout,
-  describe,
-  isRevoked,
-  options,
-} from "./arguments.js";
+import { checkId, checkIfExists, checkSignal, checkTimeout, describe, isRevoked, options } from "./arguments.js";
 import { ClosedError } from "./errors.js";
 import { EMIT, Emitter, HEARD } from "./events.js";
 import { Meters } from "./metrics.js";
@@ -58,6 +49,7 @@ import {
   checkLimit,
   cursorOf,
   JSON_RULES,
+  processOptions,
   queueOptions,
 } from "./redis/options.js";
 import { checkScheduleId } from "./schedule/spec.js";
@@ -642,19 +634,7 @@ export class RedisDelayQueue extends Emitter {
    * @returns {import("./redis/worker.js").Worker}
    */
   process(handler, opts) {
-    if (typeof handler !== "function") throw new TypeError(`handler must be a function, got ${describe(handler)}`);
-    const { concurrency = 1, retryDelayMs = 1000 } = options(
-      opts,
-      "options",
-      ["concurrency", "retryDelayMs"],
-      "process()",
-    );
-    if (typeof concurrency !== "number")
-      throw new TypeError(`options.concurrency must be a number, got ${describe(concurrency)}`);
-    if (!Number.isSafeInteger(concurrency) || concurrency < 1)
-      throw new RangeError(`options.concurrency must be a whole number >= 1, got ${describe(concurrency)}`);
-    if (typeof retryDelayMs !== "function") checkMs(retryDelayMs, "options.retryDelayMs");
-    const retry = typeof retryDelayMs === "function" ? retryDelayMs : () => retryDelayMs;
+    const { concurrency, retry } = processOptions(handler, opts);
     const worker = this.#consumer.process(handler, concurrency, retry);
     this.#readPolicy();
     return worker;

@@ -175,6 +175,30 @@ function checkUrl(url) {
 }
 
 /**
+ * process()'s arguments, checked: the handler and `{ concurrency, retryDelayMs }`, as the
+ * slots of the whole queue and the retry delay as a function of the attempt and the error.
+ * @param {unknown} handler
+ * @param {unknown} opts
+ * @returns {{ concurrency: number, retry: (attempt: number, error: unknown) => number }}
+ */
+export function processOptions(handler, opts) {
+  if (typeof handler !== "function") throw new TypeError(`handler must be a function, got ${describe(handler)}`);
+  const { concurrency = 1, retryDelayMs = 1000 } = options(
+    opts,
+    "options",
+    ["concurrency", "retryDelayMs"],
+    "process()",
+  );
+  if (typeof concurrency !== "number")
+    throw new TypeError(`options.concurrency must be a number, got ${describe(concurrency)}`);
+  if (!Number.isSafeInteger(concurrency) || concurrency < 1)
+    throw new RangeError(`options.concurrency must be a whole number >= 1, got ${describe(concurrency)}`);
+  if (typeof retryDelayMs !== "function") checkMs(retryDelayMs, "options.retryDelayMs");
+  const retry = typeof retryDelayMs === "function" ? retryDelayMs : () => retryDelayMs;
+  return { concurrency, retry };
+}
+
+/**
  * A delay, checked: a finite number of ms that puts the deadline (counted from now) within a
  * Date's range.
  * @param {unknown} ms

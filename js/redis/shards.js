@@ -40,7 +40,7 @@ import { EMIT, Emitter } from "../events.js";
 import { Lateness } from "../lateness.js";
 import { checkScheduleId } from "../schedule/spec.js";
 import { moment } from "./clock.js";
-import { checkLimit } from "./options.js";
+import { checkLimit, processOptions } from "./options.js";
 import { Takers } from "./takers.js";
 import { Worker } from "./worker.js";
 
@@ -592,20 +592,8 @@ export class ShardedDelayQueue extends Emitter {
    * @param {{ concurrency?: number, retryDelayMs?: number | ((attempt: number, error: unknown) => number) }} [opts]
    */
   process(handler, opts) {
-    if (typeof handler !== "function") throw new TypeError(`handler must be a function, got ${describe(handler)}`);
-    const { concurrency = 1, retryDelayMs = 1000 } = options(
-      opts,
-      "options",
-      ["concurrency", "retryDelayMs"],
-      "process()",
-    );
-    if (typeof concurrency !== "number")
-      throw new TypeError(`options.concurrency must be a number, got ${describe(concurrency)}`);
-    if (!Number.isSafeInteger(concurrency) || concurrency < 1)
-      throw new RangeError(`options.concurrency must be a whole number >= 1, got ${describe(concurrency)}`);
-    if (typeof retryDelayMs !== "function") checkMs(retryDelayMs, "options.retryDelayMs");
+    const { concurrency, retry } = processOptions(handler, opts);
     this.#open();
-    const retry = typeof retryDelayMs === "function" ? retryDelayMs : () => retryDelayMs;
     const leaseOf = (/** @type {{ id: string }} */ job) => INNER.get(this.#of(job.id)).consumer.leases;
     const worker = new Worker({
       take: (signal) => this.take({ signal }),
