@@ -19,7 +19,7 @@ export const fmt = (x) =>
       : x >= 1e3
         ? `${(x / 1e3).toPrecision(3)}k`
         : x.toPrecision(3);
-export const ms = (x) => (x == null ? "–" : `${x.toFixed(x < 10 ? 2 : 1)} ms`);
+export const ms = (x) => (x == null ? "–" : `${x.toFixed(x < 10 ? 2 : x < 1000 ? 1 : 0)} ms`);
 const s = (x) => (x == null ? "not within 120 s" : `${(x / 1000).toFixed(2)} s`);
 
 /**

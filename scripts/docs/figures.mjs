@@ -102,7 +102,7 @@ export const QUOTES = {
   /** docs/performance.md: tarry-queue/redis against BullMQ. */
   redis({ redis }, up) {
     const keep =
-      /^\| (workload|---|bare PING|add,|lateness|delivered early|kill -9|the same|Redis bytes|[\d,]+ queues)/;
+      /^\| (workload|---|bare PING|add,|lateness|delivered early|kill -9|the same|Redis bytes|[\d,]+ queues|one queue on)/;
     return `${redis.lines.filter((l) => keep.test(l)).join("\n")}\n\nFrom [the Redis benchmark](${up}bench/redis/results.md), which has the delivery rates and CPU costs too.`;
   },
 };
