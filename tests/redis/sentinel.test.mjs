@@ -145,7 +145,11 @@ test("kill -9 of the primary: Sentinel promotes a replica; with waitForReplicas 
   await until(async () => (await worker.stats()).pending + (await worker.stats()).inFlight === 0, "the queue emptying");
   const messages = (await worker.stats()).messages;
   const last = Date.now();
-  await producer.offer("last", 300, { id: "last" });
+  // Sentinel may reconfigure the other replica again (at failover-timeout) and so hold back
+  // its confirmations a while: a rejection for that still stored the item on the primary.
+  await producer.offer("last", 300, { id: "last" }).catch((e) => {
+    if (!/replicas confirmed it within/.test(e.message)) throw e;
+  });
   await until(() => arrived.has("last"), "the last offer's delivery");
   assert.ok(arrived.get("last") >= last + 300, "the last offer came out early");
   assert.ok((await worker.stats()).messages > messages, "the offer's head message did not reach the worker");
