@@ -7,7 +7,8 @@
 // - the earliest lease expiry (an expired lease is put back by the take script);
 // - a waiting take's timeout;
 // - the lease extension of running process() handlers (every visibilityTimeout / 3);
-// - a safety check every safetyInterval, which covers a missed message;
+// - a safety check at least every safetyInterval (at a random point of its last quarter, so
+//   that many queues' checks spread out), which covers a missed message;
 // - after a failure, the retry (back-off from 100 ms, at most safetyInterval).
 //
 // No polling loop, no blocking command. What is due is decided by the take script with the
@@ -105,6 +106,8 @@ export class Consumer {
   #waking = null;
   #again = false;
   #lastCheck = Number.NEGATIVE_INFINITY;
+  /** When the next safety check is due (local ms): see #checked(). */
+  #nextCheck = Number.NEGATIVE_INFINITY;
   #retryAt = 0;
   /** When a start that failed is tried again (local ms), or Infinity. */
   #restartAt = Number.POSITIVE_INFINITY;
@@ -382,7 +385,7 @@ export class Consumer {
     if (!this.#waking && !this.#closing) {
       // What needs Redis waits out a back-off after a failure; a running wake re-arms when done.
       const clock = this.#conn.clock;
-      let redis = Math.min(this.#lastCheck + this.#options.safetyInterval, clock.localAt(this.#leaseHead));
+      let redis = Math.min(this.#nextCheck, clock.localAt(this.#leaseHead));
       if (this.#free() > 0 && !this.#paused) redis = Math.min(redis, clock.localAt(this.#head));
       at = Math.min(at, Math.max(redis, this.#retryAt));
     }
@@ -410,7 +413,7 @@ export class Consumer {
     if (!this.#waking && !this.#closing && now >= this.#retryAt) {
       const server = this.#conn.clock.serverNow(now);
       const due = this.#free() > 0 && !this.#paused && this.#head <= server;
-      if (due || this.#leaseHead <= server || now >= this.#lastCheck + this.#options.safetyInterval) {
+      if (due || this.#leaseHead <= server || now >= this.#nextCheck) {
         this.#wake();
         return;
       }
@@ -432,6 +435,16 @@ export class Consumer {
     this.#waking = new Promise((resolve) => (done = resolve));
     this.#arm(); // only the take timeouts and lease extension stay armed meanwhile
     this.#wakeUntilDone().then(done);
+  }
+
+  /**
+   * A take reply came: the next safety check is due within safetyInterval, at a random point
+   * of its last quarter, so that the checks of many queues started together (ten thousand in
+   * one process) spread out instead of reaching Redis in one burst every safetyInterval.
+   */
+  #checked() {
+    this.#lastCheck = localNow();
+    this.#nextCheck = this.#lastCheck + this.#options.safetyInterval * (0.75 + 0.25 * Math.random());
   }
 
   async #wakeUntilDone() {
@@ -456,7 +469,7 @@ export class Consumer {
         if (vanished) this.#vanished();
         this.#failures = 0;
         this.#retryAt = 0;
-        this.#lastCheck = localNow();
+        this.#checked();
         this.#head = Math.min(head, this.#heard);
         this.#leaseHead = leaseHead;
         if (paused !== this.#paused) this.#pausedNow(paused);
