@@ -8,3 +8,23 @@ export class ClosedError extends Error {
     this.name = "ClosedError";
   }
 }
+
+/**
+ * `for await` over a queue's take(): yields what each take resolves to, and ends when one
+ * rejects with ClosedError (any other rejection reaches the loop).
+ * @template T
+ * @param {() => Promise<T>} take
+ * @returns {AsyncGenerator<T, void, unknown>}
+ */
+export async function* takeUntilClosed(take) {
+  for (;;) {
+    let got;
+    try {
+      got = await take();
+    } catch (e) {
+      if (e instanceof ClosedError) return;
+      throw e;
+    }
+    yield got;
+  }
+}

@@ -30,7 +30,7 @@
 // in-memory entries of tarry-queue never load this file, and this file never loads the wasm.
 
 import { checkId, checkIfExists, checkSignal, checkTimeout, describe, isRevoked, options } from "./arguments.js";
-import { ClosedError } from "./errors.js";
+import { ClosedError, takeUntilClosed } from "./errors.js";
 import { EMIT, Emitter, HEARD } from "./events.js";
 import { Meters } from "./metrics.js";
 import { allFigures, infoOf, inFlightCursor, pageOptions, pendingCursor } from "./redis/inspect.js";
@@ -610,17 +610,9 @@ export class RedisDelayQueue extends Emitter {
    * `for await (const job of queue)`: takes jobs until close().
    * @returns {AsyncGenerator<RedisJob, void, unknown>}
    */
-  async *[Symbol.asyncIterator]() {
-    for (;;) {
-      let job;
-      try {
-        job = await this.take();
-      } catch (e) {
-        if (e instanceof ClosedError) return;
-        throw e;
-      }
-      yield/** @type {RedisJob} */ (job); // a take without timeout resolves with a job
-    }
+  [Symbol.asyncIterator]() {
+    // A take without timeout resolves with a job.
+    return takeUntilClosed(() => /** @type {Promise<RedisJob>} */ (this.take()));
   }
 
   /**

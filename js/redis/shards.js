@@ -35,7 +35,7 @@
 // loop over K consumers arms up to K timers.
 
 import { checkId, checkMs, checkSignal, checkTimeout, describe, options } from "../arguments.js";
-import { ClosedError } from "../errors.js";
+import { ClosedError, takeUntilClosed } from "../errors.js";
 import { EMIT, Emitter } from "../events.js";
 import { Lateness } from "../lateness.js";
 import { checkScheduleId } from "../schedule/spec.js";
@@ -572,17 +572,8 @@ export class ShardedDelayQueue extends Emitter {
     return this.#shards[this.#home].take(opts);
   }
 
-  async *[Symbol.asyncIterator]() {
-    for (;;) {
-      let job;
-      try {
-        job = await this.take();
-      } catch (e) {
-        if (e instanceof ClosedError) return;
-        throw e;
-      }
-      yield job;
-    }
+  [Symbol.asyncIterator]() {
+    return takeUntilClosed(() => this.take());
   }
 
   /**
