@@ -72,7 +72,20 @@
 // application registered a MeterProvider (metrics.js). Nobody listening and no provider cost
 // one check per outcome.
 
-import { checkId, checkIfExists, checkMs, describe, epochOf, isRevoked, MAX_ID_LENGTH, options } from "./arguments.js";
+import {
+  checkId,
+  checkIfExists,
+  checkTimeout,
+  deadlineAt,
+  deadlineIn,
+  describe,
+  isRevoked,
+  MAX_ID_LENGTH,
+  MAX_TIME,
+  options,
+  pageOptions,
+  checkMs,
+} from "./arguments.js";
 import { ClosedError } from "./errors.js";
 import { EMIT, Emitter, HEARD } from "./events.js";
 import { newId } from "./ids.js";
@@ -143,17 +156,11 @@ class DeadLetters {
 
 /** workerd refuses alarms after 2189 ("This API doesn't support dates after 2189"). */
 const LATEST_DEADLINE = Date.UTC(2189, 0, 1);
-const LATEST = new Date(LATEST_DEADLINE).toISOString();
-/** The earliest deadline: the earliest time a Date can hold. */
-const EARLIEST_DEADLINE = -8.64e15;
 /** The contract's defaults, as on Redis: deliveries before the dead letters, ms before a retry. */
 const MAX_ATTEMPTS = 5;
 const RETRY_DELAY_MS = 1000;
 /** A dead letter keeps this much of its error's stack or message. */
 const REASON_LENGTH = 2000;
-/** Dead letters per page: the default and the most. */
-const PAGE = 100;
-const MAX_PAGE = 1000;
 /** Keys per txn.put() or txn.delete() call (the key-value backend's limit). */
 const KEYS_PER_CALL = 128;
 /** Deliveries whose lateness stats() keeps. */
@@ -282,13 +289,13 @@ export class DurableDelayQueue extends Emitter {
    * "replace" (default), "keep" or "extend".
    */
   async offer(value, delayMs, opts) {
-    const deadline = deadlineIn(delayMs, "delayMs", Date.now());
+    const deadline = deadlineIn(delayMs, "delayMs", Date.now(), LATEST_DEADLINE);
     return (await this.#offer([offerOf(value, "value", opts, "options", deadline, "offer()")]))[0];
   }
 
   /** Adds `value`, due at `deadline` (epoch ms or a Date); options and result as offer(). */
   async offerAt(value, deadline, opts) {
-    const at = deadlineAt(deadline, "deadline");
+    const at = deadlineAt(deadline, "deadline", LATEST_DEADLINE);
     return (await this.#offer([offerOf(value, "value", opts, "options", at, "offerAt()")]))[0];
   }
 
@@ -316,8 +323,8 @@ export class DurableDelayQueue extends Emitter {
       }
       const deadline =
         o.delayMs !== undefined
-          ? deadlineIn(o.delayMs, `${where}.delayMs`, now)
-          : deadlineAt(o.deadline, `${where}.deadline`);
+          ? deadlineIn(o.delayMs, `${where}.delayMs`, now, LATEST_DEADLINE)
+          : deadlineAt(o.deadline, `${where}.deadline`, LATEST_DEADLINE);
       offers.push(
         offerOf(o.value, `${where}.value`, { id: o.id, ifExists: o.ifExists }, where, deadline, "offerMany()"),
       );
@@ -388,7 +395,7 @@ export class DurableDelayQueue extends Emitter {
    */
   async reschedule(id, delayMs) {
     checkId(id, "id");
-    const deadline = deadlineIn(delayMs, "delayMs", Date.now());
+    const deadline = deadlineIn(delayMs, "delayMs", Date.now(), LATEST_DEADLINE);
     this.#open();
     return this.#exclusive(async () => {
       const old = this.#pending(id);
@@ -545,7 +552,7 @@ export class DurableDelayQueue extends Emitter {
         outcome = this.#burial(record, reasonOf(error));
       } else {
         const delay = retryDelayOf(retryDelayMs, attempt, error);
-        const deadline = Math.min(Math.max(Date.now() + delay, EARLIEST_DEADLINE), LATEST_DEADLINE);
+        const deadline = Math.min(Math.max(Date.now() + delay, -MAX_TIME), LATEST_DEADLINE);
         const back = { ...record, state: "pending", deadline, seq: this.#next, inOrder: false, out: false };
         const nacked = { id, attempt, delayMs: deadline - Date.now(), reason: reasonOf(error) };
         outcome = { removes: [record], adds: [back], next: this.#next + 1, tell: [["nacked", nacked]] };
@@ -723,9 +730,7 @@ export class DurableDelayQueue extends Emitter {
    * none). `limit` 1 to 1000, default 100. O(log n + limit), whatever the page.
    */
   async pending(opts) {
-    const { limit = PAGE, after } = options(opts, "options", ["limit", "after"], "pending()");
-    checkLimit(limit, "options.limit");
-    const from = after === undefined ? null : keyOfCursor(after, "options.after");
+    const { limit, after: from } = pageOptions(opts, "pending()", keyOfCursor);
     this.#open();
     return this.#exclusive(() => {
       const records = this.#order.after(from?.deadline ?? -Infinity, from?.seq ?? 0, limit + 1);
@@ -741,9 +746,7 @@ export class DurableDelayQueue extends Emitter {
    * Durable Object delivers one at a time, so at most one). Options as pending().
    */
   async inFlight(opts) {
-    const { limit = PAGE, after } = options(opts, "options", ["limit", "after"], "inFlight()");
-    checkLimit(limit, "options.limit");
-    if (after !== undefined) keyOfCursor(after, "options.after");
+    const { after } = pageOptions(opts, "inFlight()", keyOfCursor);
     this.#open();
     return this.#exclusive(() => {
       const r = this.#inFlight;
@@ -867,9 +870,8 @@ export class DurableDelayQueue extends Emitter {
    * page (undefined: none). `limit` 1 to 1000, default 100.
    */
   async deadLetters(opts) {
-    const { limit = PAGE, after } = options(opts, "options", ["limit", "after"], "deadLetters()");
-    checkLimit(limit, "options.limit");
-    const from = after === undefined ? -1 : seqOfCursor(after, "options.after");
+    const { limit, after = -1 } = pageOptions(opts, "deadLetters()", seqOfCursor);
+    const from = after;
     this.#open();
     return this.#exclusive(() => {
       const { records, more } = this.#dead.page(from, limit);
@@ -915,8 +917,7 @@ export class DurableDelayQueue extends Emitter {
   /** Removes the dead letters that died at least `olderThan` ms ago (default 0: all); resolves to how many. */
   async purgeDead(opts) {
     const { olderThan = 0 } = options(opts, "options", ["olderThan"], "purgeDead()");
-    checkMs(olderThan, "options.olderThan");
-    if (olderThan < 0) throw new RangeError(`options.olderThan must be >= 0, got ${olderThan}`);
+    checkTimeout(olderThan, "options.olderThan");
     this.#open();
     return this.#exclusive(async () => {
       const old = this.#dead.diedBy(Date.now() - olderThan);
@@ -1291,38 +1292,6 @@ function refusedPart(x, seen) {
 const IDENTIFIER = /^[A-Za-z_$][\w$]*$/;
 const propertyPath = (key) => (IDENTIFIER.test(key) ? `.${key}` : `[${JSON.stringify(key)}]`);
 
-/** `delayMs` from `now`, as an epoch-ms deadline an alarm can be set for. */
-function deadlineIn(delayMs, name, now) {
-  checkMs(delayMs, name);
-  const deadline = now + delayMs;
-  if (deadline > LATEST_DEADLINE) {
-    throw new RangeError(`${name} must put the deadline no later than ${LATEST}, got ${delayMs}`);
-  }
-  if (deadline < EARLIEST_DEADLINE)
-    throw new RangeError(`${name} must put the deadline within a Date's range, got ${delayMs}`);
-  return deadline;
-}
-
-/** An epoch-ms number or a Date as an epoch-ms deadline an alarm can be set for; errors name `name`. */
-function deadlineAt(deadline, name) {
-  let at;
-  try {
-    at = epochOf(deadline);
-  } catch (e) {
-    throw new e.constructor(e.message.replace(/^deadline\b/, name));
-  }
-  if (at > LATEST_DEADLINE) throw new RangeError(`${name} must be no later than ${LATEST}, got ${at}`);
-  if (at < EARLIEST_DEADLINE) throw new RangeError(`${name} must be within a Date's range, got ${at}`);
-  return at;
-}
-
-function checkLimit(limit, name) {
-  if (typeof limit !== "number") throw new TypeError(`${name} must be a number, got ${describe(limit)}`);
-  if (!Number.isInteger(limit) || limit < 1 || limit > MAX_PAGE) {
-    throw new RangeError(`${name} must be a whole number from 1 to ${MAX_PAGE}, got ${limit}`);
-  }
-}
-
 /** What get() and the pages show of a record. */
 function infoOf(r, state) {
   const info = { id: r.id, state, value: structuredClone(r.value), deadline: r.deadline, attempt: r.attempt };
@@ -1335,15 +1304,12 @@ function pendingCursor(r) {
   return `p${r.seq.toString(36)}_${r.deadline}`;
 }
 
-function keyOfCursor(cursor, name) {
-  if (typeof cursor !== "string") throw new TypeError(`${name} must be a cursor (a string), got ${describe(cursor)}`);
+/** A pending page's cursor read: { seq, deadline }, or null for a text that is none. */
+function keyOfCursor(cursor) {
   const m = /^p([0-9a-z]{1,11})_(-?[0-9][0-9.e+-]*)$/.exec(cursor);
   const seq = m === null ? Number.NaN : Number.parseInt(m[1], 36);
   const deadline = m === null ? Number.NaN : Number(m[2]);
-  if (!Number.isSafeInteger(seq) || !Number.isFinite(deadline)) {
-    throw new RangeError(`${name} must be a cursor that pending() returned as next, got ${describe(cursor)}`);
-  }
-  return { seq, deadline };
+  return Number.isSafeInteger(seq) && Number.isFinite(deadline) ? { seq, deadline } : null;
 }
 
 /** A page cursor: opaque to callers; here, the seq of the last item on the page. */
@@ -1351,12 +1317,9 @@ function cursorOf(seq) {
   return `d${seq.toString(36)}`;
 }
 
-function seqOfCursor(cursor, name) {
-  if (typeof cursor !== "string") throw new TypeError(`${name} must be a cursor (a string), got ${describe(cursor)}`);
-  if (!/^d[0-9a-z]{1,11}$/.test(cursor)) {
-    throw new RangeError(`${name} must be a cursor that deadLetters() returned as next, got ${describe(cursor)}`);
-  }
-  return Number.parseInt(cursor.slice(1), 36);
+/** A dead-letter page's cursor read: the seq after which the page begins, or null for a text that is none. */
+function seqOfCursor(cursor) {
+  return /^d[0-9a-z]{1,11}$/.test(cursor) ? Number.parseInt(cursor.slice(1), 36) : null;
 }
 
 /** The wait before a retry: `retryDelayMs` or what it returns for (attempt, error); 0 for what is not a finite number. */
