@@ -499,7 +499,7 @@ test("every member of every entry has the signature its types declare", async ()
 const engines = [
   { name: "RedisDelayQueue", file: "js/redis.js", specifier: "tarry-queue/redis", condition: "default" },
   { name: "ShardedDelayQueue", file: "js/redis/shards.js", declaredAs: "RedisDelayQueue" },
-  { name: "DurableDelayQueue", file: "js/durable.js", specifier: "tarry-queue", condition: "workerd" },
+  { name: "DurableDelayQueue", file: "js/durable/queue.js", specifier: "tarry-queue", condition: "workerd" },
   { name: "PostgresDelayQueue", file: "js/postgres.js", specifier: "tarry-queue/postgres", condition: "default" },
 ].filter((e) => existsSync(join(root, e.file)));
 
