@@ -180,7 +180,12 @@ export declare class RedisDelayQueue<T extends Jsonable<T> = Json> {
     schedules: string;
     channel: string;
   };
-  /** The next due item, leased to this process. With timeout it resolves undefined when that passes. */
+  /**
+   * The next due item, leased to this process; rejects when `signal` aborts or the queue
+   * closes. Without a timeout it resolves only with a job.
+   */
+  take(options?: { signal?: AbortSignalLike; timeout?: undefined }): Promise<RedisJob<T>>;
+  /** With a `timeout` (ms): undefined when it passes with nothing due. */
   take(options?: { signal?: AbortSignalLike; timeout?: number }): Promise<RedisJob<T> | undefined>;
   /** `for await (const job of queue)`: takes jobs as they come due, until close(). */
   [Symbol.asyncIterator](): AsyncIterator<RedisJob<T>>;

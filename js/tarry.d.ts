@@ -544,11 +544,14 @@ export interface DelayQueue<T = unknown, Bounded extends boolean = boolean>
   /** The expired head, removed, or undefined. */
   poll(): T | undefined;
   /**
-   * The next expired item when it expires; undefined on timeout; rejects on abort or close,
-   * and with a TypeError carrying the item on `error.value` if its value became a thenable
-   * after it was offered (so no item is lost to Promise adoption). Never throws: a bad option
-   * rejects (a negative or NaN timeout is a RangeError naming options.timeout).
+   * The next expired item when it expires; rejects on abort or close, and with a TypeError
+   * carrying the item on `error.value` if its value became a thenable after it was offered
+   * (so no item is lost to Promise adoption). Never throws: a bad option rejects (a negative
+   * or NaN timeout is a RangeError naming options.timeout). Without a timeout it resolves
+   * only with an item.
    */
+  take(options?: TakeOptions & { timeout?: undefined }): Promise<T>;
+  /** With a `timeout`: undefined when it passes with nothing expired. */
   take(options?: TakeOptions): Promise<T | undefined>;
   /** The head, expired or not. */
   peek(): T | undefined;
