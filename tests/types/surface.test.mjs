@@ -146,6 +146,21 @@ async function jsSurface(entryFile) {
   return out;
 }
 
+/**
+ * A program of `roots` and a file `from` (at the package's root, so that "tarry-queue"
+ * resolves to this package by its own name) that holds `source` and exists only here.
+ */
+function programWith(from, source, options, roots = []) {
+  const host = ts.createCompilerHost(options);
+  const read = host.readFile;
+  host.readFile = (f) => (f === from ? source : read(f));
+  host.fileExists = (
+    (exists) => (f) =>
+      f === from || exists(f)
+  )(host.fileExists);
+  return ts.createProgram([from, ...roots], options, host);
+}
+
 const typesSurfaces = new Map();
 
 /** The engine contract's interface (js/tarry.d.ts), which every durable engine's class implements. */
@@ -158,9 +173,8 @@ function typesSurface(condition, specifier = "tarry-queue") {
   return typesSurfaces.get(key);
 }
 
-function readTypes(conditions, specifier) {
-  // At the root, so that the nearest package.json is this package's (self-reference by name).
-  const from = join(root, "__surface__.ts");
+/** A user's file `source`, importing the package under `conditions`, in a strict program: it and its errors. */
+function userProgram(from, source, conditions) {
   const options = {
     noEmit: true,
     strict: true,
@@ -171,16 +185,15 @@ function readTypes(conditions, specifier) {
     types: [],
     customConditions: conditions,
   };
-  const host = ts.createCompilerHost(options);
-  const read = host.readFile;
-  host.readFile = (f) => (f === from ? `export * from "${specifier}";\n` : read(f));
-  host.fileExists = (
-    (exists) => (f) =>
-      f === from || exists(f)
-  )(host.fileExists);
-  // "tarry-queue" resolves to this package by its own name (package.json's `exports`).
-  const program = ts.createProgram([from], options, host);
+  const program = programWith(from, source, options);
   const errors = ts.getPreEmitDiagnostics(program).map((d) => ts.flattenDiagnosticMessageText(d.messageText, "\n"));
+  return { program, errors };
+}
+
+function readTypes(conditions, specifier) {
+  // At the root, so that the nearest package.json is this package's (self-reference by name).
+  const from = join(root, "__surface__.ts");
+  const { program, errors } = userProgram(from, `export * from "${specifier}";\n`, conditions);
   assert.deepEqual(errors, [], `the types for conditions ${conditions} do not compile`);
   const checker = program.getTypeChecker();
   const moduleSymbol = checker.getSymbolAtLocation(program.getSourceFile(from));
@@ -301,14 +314,12 @@ function signatureProgram(surfaces) {
     types: ["node"],
     typeRoots: [join(root, "node_modules/@types")],
   };
-  const host = ts.createCompilerHost(options);
-  const read = host.readFile;
-  host.readFile = (f) => (f === from ? `${lines.join("\n")}\n` : read(f));
-  host.fileExists = (
-    (exists) => (f) =>
-      f === from || exists(f)
-  )(host.fileExists);
-  const program = ts.createProgram([from, ...checked.map(({ entry }) => join(root, entry))], options, host);
+  const program = programWith(
+    from,
+    `${lines.join("\n")}\n`,
+    options,
+    checked.map(({ entry }) => join(root, entry)),
+  );
   return { program, from, declarations };
 }
 
@@ -555,25 +566,7 @@ test("every durable engine's declared class is a DurableEngine", () => {
       `const wrong = (q: ${name}): { offer(value: unknown): Promise<number> } => q;`,
       "export { engine, wrong };",
     ].join("\n");
-    const options = {
-      noEmit: true,
-      strict: true,
-      module: ts.ModuleKind.ESNext,
-      moduleResolution: ts.ModuleResolutionKind.Bundler,
-      target: ts.ScriptTarget.ES2022,
-      lib: ["lib.es2022.d.ts", "lib.esnext.disposable.d.ts"],
-      types: [],
-      customConditions: [condition],
-    };
-    const host = ts.createCompilerHost(options);
-    const read = host.readFile;
-    host.readFile = (f) => (f === from ? source : read(f));
-    host.fileExists = (
-      (exists) => (f) =>
-        f === from || exists(f)
-    )(host.fileExists);
-    const program = ts.createProgram([from], options, host);
-    const errors = ts.getPreEmitDiagnostics(program).map((d) => ts.flattenDiagnosticMessageText(d.messageText, "\n"));
+    const { errors } = userProgram(from, source, [condition]);
     assert.deepEqual(errors, [], `${name} (${specifier}) as a DurableEngine`);
   }
 });
