@@ -78,6 +78,7 @@ import { EMIT, Emitter, HEARD } from "./events.js";
 import { newId } from "./ids.js";
 import { Meters } from "./metrics.js";
 import { Order } from "./order.js";
+import { reasonOf } from "./reason.js";
 import {
   infoOf as scheduleInfoOf,
   occurrenceStep,
@@ -149,8 +150,6 @@ const EARLIEST_DEADLINE = -8.64e15;
 /** The contract's defaults, as on Redis: deliveries before the dead letters, ms before a retry. */
 const MAX_ATTEMPTS = 5;
 const RETRY_DELAY_MS = 1000;
-/** A dead letter keeps this much of its error's stack or message. */
-const REASON_LENGTH = 2000;
 /** Dead letters per page: the default and the most. */
 const PAGE = 100;
 const MAX_PAGE = 1000;
@@ -159,7 +158,7 @@ const KEYS_PER_CALL = 128;
 /** Deliveries whose lateness stats() keeps. */
 const LATENESS_SAMPLES = 8192;
 
-/** @typedef {{ id: string, state: string, value: any, deadline: number, seq: number, attempt: number, inOrder?: boolean, out?: boolean, reason?: string, diedAt?: number, schedule?: string }} DurableRecord */
+/** @typedef {{ id: string, state: string, value: any, deadline: number, seq: number, attempt: number, inOrder?: boolean, out?: boolean, reason?: string, stack?: string, diedAt?: number, schedule?: string }} DurableRecord */
 /** @typedef {import("./schedule/durable.js").DurableSchedule} DurableSchedule */
 /**
  * What one storage transaction changes (#commit).
@@ -542,12 +541,13 @@ export class DurableDelayQueue extends Emitter {
       if (error === null) {
         outcome = { removes: [record], tell: [["acked", { id }]] };
       } else if (attempt >= this.#maxAttempts) {
-        outcome = this.#burial(record, reasonOf(error));
+        const { reason, stack } = reasonOf(error);
+        outcome = this.#burial(record, reason, stack);
       } else {
         const delay = retryDelayOf(retryDelayMs, attempt, error);
         const deadline = Math.min(Math.max(Date.now() + delay, EARLIEST_DEADLINE), LATEST_DEADLINE);
         const back = { ...record, state: "pending", deadline, seq: this.#next, inOrder: false, out: false };
-        const nacked = { id, attempt, delayMs: deadline - Date.now(), reason: reasonOf(error) };
+        const nacked = { id, attempt, delayMs: deadline - Date.now(), reason: reasonOf(error).reason };
         outcome = { removes: [record], adds: [back], next: this.#next + 1, tell: [["nacked", nacked]] };
       }
       return await this.#handOut(now, outcome);
@@ -681,9 +681,20 @@ export class DurableDelayQueue extends Emitter {
   }
 
   /** The change that moves `record` to the dead letters. */
-  #burial(record, reason) {
+  #burial(record, reason, stack) {
     const { id, value, deadline, attempt, schedule } = record;
-    const dead = { id, state: "dead", value, deadline, attempt, seq: this.#next, reason, diedAt: Date.now(), schedule };
+    const dead = {
+      id,
+      state: "dead",
+      value,
+      deadline,
+      attempt,
+      seq: this.#next,
+      reason,
+      stack,
+      diedAt: Date.now(),
+      schedule,
+    };
     /** @type {Change} */
     const change = { removes: [record], deadAdds: [dead], next: this.#next + 1, tell: [["dead", { id, reason }]] };
     return change;
@@ -873,13 +884,14 @@ export class DurableDelayQueue extends Emitter {
     this.#open();
     return this.#exclusive(() => {
       const { records, more } = this.#dead.page(from, limit);
-      const items = records.map(({ id, value, deadline, attempt, reason, diedAt }) => ({
+      const items = records.map(({ id, value, deadline, attempt, reason, stack, diedAt }) => ({
         id,
         state: "dead",
         value: structuredClone(value),
         deadline,
         attempt,
         reason,
+        ...(stack !== undefined && { stack }),
         diedAt,
       }));
       return { items, next: more ? cursorOf(records[records.length - 1].seq) : undefined };
@@ -1111,6 +1123,7 @@ export class DurableDelayQueue extends Emitter {
       if (record === null || typeof r.reason !== "string" || !Number.isFinite(r.diedAt))
         refuse(key, "a tarry dead letter");
       Object.assign(record, { state: "dead", reason: r.reason, diedAt: r.diedAt });
+      if (typeof r.stack === "string") record.stack = r.stack;
       letters.push(record);
       max = Math.max(max, record.seq);
     }
@@ -1181,8 +1194,8 @@ function storedItem({ value, deadline, seq, attempt, schedule, out }) {
 }
 
 /** @param {DurableRecord} record a dead letter (reason and diedAt set) */
-function storedDead({ value, deadline, seq, attempt, reason, diedAt, schedule }) {
-  const dead = { value, deadline, seq, attempt, reason, diedAt };
+function storedDead({ value, deadline, seq, attempt, reason, stack, diedAt, schedule }) {
+  const dead = { value, deadline, seq, attempt, reason, diedAt, ...(stack !== undefined && { stack }) };
   return schedule === undefined ? dead : { ...dead, schedule };
 }
 
@@ -1327,6 +1340,7 @@ function checkLimit(limit, name) {
 function infoOf(r, state) {
   const info = { id: r.id, state, value: structuredClone(r.value), deadline: r.deadline, attempt: r.attempt };
   if (state === "dead") Object.assign(info, { reason: r.reason, diedAt: r.diedAt });
+  if (state === "dead" && r.stack !== undefined) info.stack = r.stack;
   return info;
 }
 
@@ -1363,10 +1377,4 @@ function seqOfCursor(cursor, name) {
 function retryDelayOf(retryDelayMs, attempt, error) {
   const ms = typeof retryDelayMs === "function" ? Number(retryDelayMs(attempt, error)) : retryDelayMs;
   return Number.isFinite(ms) ? ms : 0;
-}
-
-/** What a dead letter keeps of the error its handler threw: the stack or message, as on Redis. */
-function reasonOf(error) {
-  const why = error instanceof Error ? error.stack || error.message : String(error);
-  return why.slice(0, REASON_LENGTH);
 }

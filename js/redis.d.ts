@@ -132,7 +132,10 @@ export interface DeadLetter<T extends Jsonable<T> = Json> {
   value: T | undefined;
   attempt: number;
   deadline: number | undefined;
+  /** What the handler threw: an Error's name and message, or the text nack() was given (at most 1,000 characters). */
   reason: string;
+  /** The Error's stack, when the reason came from one (at most 8,000 characters). */
+  stack?: string;
   /** When it was dead-lettered, epoch ms by the server's clock. */
   diedAt: number;
   raw?: string;

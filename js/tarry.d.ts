@@ -153,8 +153,10 @@ export interface ItemInfo<T = unknown> {
   attempt: number;
   /** In flight, where leases are kept (Redis): when it comes back unless acked, epoch ms. */
   leaseExpiry?: number;
-  /** Dead: the error its last delivery failed with. */
+  /** Dead: the error its last delivery failed with (an Error's name and message). */
   reason?: string;
+  /** Dead: that Error's stack, when it had one. */
+  stack?: string;
   /** Dead: when it died, epoch ms. */
   diedAt?: number;
   /** The schedule whose occurrence it is, if it is one. */

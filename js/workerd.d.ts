@@ -106,8 +106,10 @@ export interface DurableDeadLetter<T = unknown> {
   /** The deadline of its last delivery, epoch ms. */
   deadline: number;
   attempt: number;
-  /** The error its handler threw: its stack or message, at most 2000 characters. */
+  /** The error its handler threw: its name and message, at most 1,000 characters. */
   reason: string;
+  /** That error's stack, when it had one (at most 8,000 characters). */
+  stack?: string;
   /** When it died, epoch ms. */
   diedAt: number;
 }

@@ -156,7 +156,7 @@ export class Consumer {
       if (held) this.#tell("acked", () => ({ id: job.id }));
       return held;
     },
-    nack: async (job, token, delayMs, reason) => {
+    nack: async (job, token, delayMs, reason, stack) => {
       const at = moment();
       const { clockTolerance: tolerance, maxAttempts } = this.#options;
       const params = () => ({
@@ -168,6 +168,7 @@ export class Consumer {
         delayMs,
         maxAttempts,
         reason,
+        stack: stack ?? "",
       });
       const { held, dead, head, vanished } = await this.#conn.run(SCRIPTS.nack, params);
       if (vanished) this.#vanished();
