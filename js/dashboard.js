@@ -30,34 +30,23 @@
 // the queue's counts and delivery figures, at most one per SAMPLE_MS, kept for HISTORY_MS,
 // in memory (per handler, shared by every viewer; empty again after a restart).
 
-import { hostCheck } from "./dashboard/hosts.js";
+import { MAX_BODY } from "./dashboard/node.js";
+import { checkOptions, queuesByName } from "./dashboard/options.js";
 import { page, pageScript, pageStyle } from "./dashboard/page.js";
+import { json, redirect, respond, text } from "./dashboard/responses.js";
 import { scheduleReport } from "./dashboard/schedules.js";
 import { redact } from "./redact.js";
+
+export { nodeListener } from "./dashboard/node.js";
 
 /** Items per page: the page asks for 50, a request for more gets at most this. */
 const MAX_LIMIT = 200;
 /** Dead letters read at most to list them newest first (the engines list them oldest first). */
 const NEWEST_MAX = 1000;
-/** The largest request body read, in bytes. */
-const MAX_BODY = 16 * 1024;
 const SAMPLE_MS = 2000;
 const HISTORY_MS = 15 * 60_000;
 const TOKEN_HEADER = "x-tarry-token";
 
-const CSP =
-  "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; " +
-  "base-uri 'none'; form-action 'none'; frame-ancestors 'none'";
-const SECURITY_HEADERS = {
-  "content-security-policy": CSP,
-  "x-content-type-options": "nosniff",
-  "x-frame-options": "DENY",
-  "referrer-policy": "no-referrer",
-  "cache-control": "no-store",
-};
-
-/** What the page needs of an engine. */
-const READS = ["stats", "get", "pending", "inFlight", "deadLetters"];
 /** What can be done to a schedule, and the engine method each calls. */
 const SCHEDULE_ACTIONS = ["unschedule"];
 const CHANGES = { unschedule: "unschedule" };
@@ -281,113 +270,9 @@ export function dashboard(queues, options = {}) {
   }
 }
 
-/**
- * An adapter for Node's `http` (and Express, Connect, Fastify's raw routes): `(req, res)` that
- * hands the request to `handler` as a Request and writes its Response back.
- * @param {(request: Request) => Promise<Response>} handler
- */
-export function nodeListener(handler) {
-  return (req, res) => {
-    const chunks = [];
-    let size = 0;
-    req.on("data", (chunk) => {
-      size += chunk.length;
-      if (size <= MAX_BODY) chunks.push(chunk);
-    });
-    req.on("error", () => res.destroy());
-    req.on("end", async () => {
-      try {
-        const host = req.headers.host ?? "localhost";
-        const protocol = req.socket?.encrypted ? "https" : "http";
-        const headers = new Headers();
-        for (const [k, v] of Object.entries(req.headers)) {
-          if (v !== undefined) headers.set(k, Array.isArray(v) ? v.join(", ") : v);
-        }
-        const method = req.method ?? "GET";
-        const body = method === "GET" || method === "HEAD" ? undefined : concat(chunks);
-        const request = new Request(new URL(req.url ?? "/", `${protocol}://${host}`), { method, headers, body });
-        const response = size > MAX_BODY ? json(413, { error: "the body is too large" }) : await handler(request);
-        const out = {};
-        response.headers.forEach((v, k) => {
-          out[k] = v;
-        });
-        res.writeHead(response.status, out);
-        res.end(method === "HEAD" ? undefined : new Uint8Array(await response.arrayBuffer()));
-      } catch (e) {
-        // A Host that makes no URL, or a response that could not be written: no error text out.
-        const bad = e instanceof TypeError && !res.headersSent;
-        if (!res.headersSent) res.writeHead(bad ? 400 : 500, { "content-type": "text/plain" });
-        res.end(bad ? "bad request" : "internal error");
-      }
-    });
-  };
-}
-
 // ---- helpers ---------------------------------------------------------------------------------
 
 class BadRequest extends Error {}
-
-function queuesByName(queues) {
-  const map = new Map();
-  if (queues === null || typeof queues !== "object") {
-    throw new TypeError("queues must be a queue, an array of queues or an object of queues by name");
-  }
-  const isQueue = (q) => q !== null && typeof q === "object" && typeof q.stats === "function";
-  const entries = isQueue(queues)
-    ? [[nameOf(queues, 0), queues]]
-    : Array.isArray(queues)
-      ? queues.map((q, i) => [nameOf(q, i), q])
-      : Object.entries(queues);
-  for (const [name, q] of entries) {
-    if (!isQueue(q)) throw new TypeError(`queues: ${JSON.stringify(name)} is not a queue (it has no stats())`);
-    const missing = READS.filter((m) => typeof q[m] !== "function");
-    if (missing.length > 0) {
-      throw new TypeError(`queues: ${JSON.stringify(name)} lacks ${missing.join(", ")}, which the dashboard reads`);
-    }
-    if (map.has(name)) throw new TypeError(`queues: two queues are named ${JSON.stringify(name)}`);
-    map.set(name, q);
-  }
-  if (map.size === 0) throw new TypeError("queues: give at least one queue");
-  return map;
-}
-
-function nameOf(q, i) {
-  return typeof q?.name === "string" && q.name !== "" ? q.name : `queue-${i + 1}`;
-}
-
-function checkOptions(options) {
-  if (options === null || typeof options !== "object") throw new TypeError("options must be an object");
-  const known = ["token", "auth", "values", "basePath", "origins", "allowedHosts", "onerror", "title"];
-  for (const k of Object.keys(options)) {
-    if (!known.includes(k))
-      throw new TypeError(`options.${k} is not an option of dashboard() (its options: ${known.join(", ")})`);
-  }
-  const {
-    token,
-    auth,
-    values = false,
-    basePath = "",
-    origins = [],
-    allowedHosts = [],
-    onerror = logError,
-    title = "tarry",
-  } = options;
-  if (token !== undefined && (typeof token !== "string" || token.length < 8)) {
-    throw new TypeError("options.token must be a string of at least 8 characters");
-  }
-  if (auth !== undefined && typeof auth !== "function") throw new TypeError("options.auth must be a function");
-  if (typeof values !== "boolean") throw new TypeError("options.values must be a boolean");
-  if (typeof basePath !== "string" || (basePath !== "" && (!basePath.startsWith("/") || basePath.endsWith("/")))) {
-    throw new TypeError('options.basePath must be "" or a path like "/tarry" (no trailing slash)');
-  }
-  if (!Array.isArray(origins) || origins.some((x) => typeof x !== "string")) {
-    throw new TypeError("options.origins must be an array of origins (strings)");
-  }
-  if (typeof title !== "string") throw new TypeError("options.title must be a string");
-  if (typeof onerror !== "function") throw new TypeError("options.onerror must be a function");
-  const hostAllowed = hostCheck(allowedHosts);
-  return { token, auth, values, basePath, origins: origins.map((x) => new URL(x).origin), hostAllowed, onerror, title };
-}
 
 /**
  * A POST's Origin must be this dashboard's own (or an allowed one); browsers always send it on
@@ -412,11 +297,6 @@ function tokenOf(request) {
   if (given !== null && given !== "") return given;
   const m = /^Bearer +(\S+) *$/i.exec(request.headers.get("authorization") ?? "");
   return m === null ? "" : m[1];
-}
-
-/** The default onerror: the server's log, one line with the error's id. */
-function logError(error, id) {
-  console.error(`tarry dashboard: internal error ${id}:`, error);
 }
 
 /** A short id that names one internal error in the response and in the log. */
@@ -513,31 +393,4 @@ function preview(value) {
 
 function cut(s) {
   return s.length > 2000 ? `${s.slice(0, 2000)}…` : s;
-}
-
-function concat(chunks) {
-  const size = chunks.reduce((n, c) => n + c.length, 0);
-  const out = new Uint8Array(size);
-  let at = 0;
-  for (const c of chunks) {
-    out.set(c, at);
-    at += c.length;
-  }
-  return out;
-}
-
-function respond(status, body, type, extra = {}) {
-  return new Response(body, { status, headers: { ...SECURITY_HEADERS, "content-type": type, ...extra } });
-}
-
-function json(status, data) {
-  return respond(status, JSON.stringify(data), "application/json; charset=utf-8");
-}
-
-function text(status, body) {
-  return respond(status, body, "text/plain; charset=utf-8");
-}
-
-function redirect(location) {
-  return respond(308, "", "text/plain; charset=utf-8", { location });
 }
