@@ -543,8 +543,9 @@ export class Consumer {
       let value;
       try {
         value = JSON.parse(text);
-      } catch (e) {
-        const reason = `value is not JSON: ${/** @type {Error} */ (e).message}`;
+      } catch {
+        // Not the parser's message: it quotes the text, and a reason is shown where values are hidden.
+        const reason = "value is not JSON (the dead letter's raw holds its text)";
         back.push(this.#conn.run(SCRIPTS.bury, { id, token, reason }).then(() => void (this.#again = true)));
         continue;
       }

@@ -259,13 +259,21 @@ test("values hidden: a record that does not read as JSON is served without its t
   t.after(() => raw.disconnect());
   await raw.hset(odd.keys.items, "weird", "not a record: card 4111-9999");
   await raw.zadd(odd.keys.pending, 0, `${"0".repeat(16)}weird`);
+  // A record that reads, whose value is not JSON: the consumer buries it as it takes it.
+  await odd.offer("v", 0, { id: "badvalue" });
+  const record = await raw.hget(odd.keys.items, "badvalue");
+  await raw.hset(odd.keys.items, "badvalue", record.replace(/"v"$/, "card-4111-8888"));
   await (await odd.take()).ack(); // the take script buries the unreadable record as it passes
+  assert.equal(await odd.take({ timeout: 1000 }), undefined, "the bad value is buried, not handed out");
   const dead = await odd.deadLetters();
-  assert.equal(dead.items[0].raw, "not a record: card 4111-9999", "the engine keeps the text");
+  const byId = Object.fromEntries(dead.items.map((d) => [d.id, d]));
+  assert.equal(byId.weird.raw, "not a record: card 4111-9999", "the engine keeps the text");
+  assert.equal(byId.badvalue.raw, "card-4111-8888");
+  assert.ok(!byId.badvalue.reason.includes("4111"), `the reason quotes no value: ${byId.badvalue.reason}`);
   const { base } = await startDashboard(t, ["--redis", server.url, "--name", "odd"]);
-  for (const path of ["dead", "dead?order=newest", "item?id=weird"]) {
+  for (const path of ["dead", "dead?order=newest", "item?id=weird", "item?id=badvalue"]) {
     const body = await (await fetch(`${base}api/queues/odd/${path}`)).text();
-    assert.match(body, /weird/);
+    assert.match(body, /weird|badvalue/);
     assert.ok(!body.includes("4111") && !body.includes('"raw"'), `${path}: ${body}`);
   }
 });
