@@ -47,9 +47,8 @@ const SAMPLE_MS = 2000;
 const HISTORY_MS = 15 * 60_000;
 const TOKEN_HEADER = "x-tarry-token";
 
-/** What can be done to a schedule, and the engine method each calls. */
-const SCHEDULE_ACTIONS = ["unschedule"];
-const CHANGES = { unschedule: "unschedule" };
+/** What can be done to a schedule (the change's name, as the page asks for it), by the engine method each calls. */
+const SCHEDULE_CHANGES = { unschedule: "unschedule" };
 
 /**
  * The dashboard as a request handler.
@@ -189,7 +188,7 @@ export function dashboard(queues, options = {}) {
         return json(200, {
           ...report,
           schedules,
-          actions: SCHEDULE_ACTIONS.filter((a) => typeof queue[CHANGES[a]] === "function"),
+          actions: Object.keys(SCHEDULE_CHANGES).filter((a) => typeof queue[SCHEDULE_CHANGES[a]] === "function"),
         });
       }
       case "item": {
