@@ -283,7 +283,7 @@ test("schedules: each one's rule, next and last run with its outcome; Remove wit
   await page.waitForFunction(
     () => /ago\) done$/.test(document.querySelector("main tbody tr td:nth-child(4)").textContent),
     null,
-    { timeout: 10_000 },
+    { timeout: 30_000 },
   );
   assert.equal(await page.isDisabled('tr:has(td.id:text-is("obsolete")) button[data-action="unschedule"]'), false);
   await page.click('tr:has(td.id:text-is("obsolete")) button[data-action="unschedule"]');
