@@ -32,21 +32,27 @@ export type ResponseLike = GlobalInstance<"Response">;
  */
 export interface InspectableQueue
   extends Pick<DurableEngine, "stats" | "get" | "pending" | "inFlight">,
-    Partial<Pick<DurableEngine, "name" | "retryDead" | "deleteDead" | "purgeDead" | "pause" | "resume">> {
+    Partial<
+      Pick<
+        DurableEngine,
+        "name" | "retryDead" | "deleteDead" | "purgeDead" | "pause" | "resume" | "schedules" | "unschedule"
+      >
+    > {
   /** A page; or the dead letters as one array, which the dashboard shows as one page. */
   deadLetters(options?: PageOptions): Promise<Page<object> | object[]>;
 }
 
 export interface DashboardOptions {
   /**
-   * Allows changes (retry, delete, purge, pause, resume) to requests that carry it, in an
-   * `X-Tarry-Token` header (the page asks for it, or takes it from `#token=` in its address
-   * once). At least 8 characters. Without `token` and `auth` the dashboard is read-only.
+   * Allows changes (retry, delete, purge, pause, resume, removing a schedule) to requests
+   * that carry it, in an `X-Tarry-Token` or `Authorization: Bearer` header (the page asks for
+   * it, or takes it from `#token=` in its address). At least 8 characters. Without `token`
+   * and `auth` the dashboard is read-only.
    */
   token?: string;
   /**
    * The host application's own check, called for every API request: `write` is true for a
-   * change. Resolve false to refuse it (401). With `token` too, a change needs both.
+   * change. Resolve false to refuse it (403). With `token` too, a change needs both.
    */
   auth?: (request: RequestLike, access: { write: boolean }) => boolean | Promise<boolean>;
   /** Show the items' values (default false: they may hold personal data). */
@@ -55,6 +61,18 @@ export interface DashboardOptions {
   basePath?: string;
   /** Origins besides the dashboard's own whose pages may make changes (e.g. behind a proxy). */
   origins?: string[];
+  /**
+   * The Host names the dashboard answers besides the loopback ones (`localhost`, 127.0.0.0/8,
+   * `[::1]`), which it always answers: `"ops.example.com"` (any port), `"ops.example.com:8443"`,
+   * `".example.com"` (the name and its subdomains), or `true` for any (a proxy in front checks
+   * the Host). Others get 403, so that a site that rebinds its name to this machine reads nothing.
+   */
+  allowedHosts?: string[] | true;
+  /**
+   * Where internal errors go (redacted: no credential of a URL), with the id the 500 response
+   * names. Default: `console.error`.
+   */
+  onerror?: (error: unknown, id: string) => void;
   /** The page's title. Default "tarry". */
   title?: string;
 }

@@ -6,12 +6,22 @@
 // retryDead, deleteDead, purgeDead, pause, resume), so it serves every engine that has them.
 //
 // Security, because a dashboard that changes a queue is a door:
+// - A request whose Host is not one the dashboard is reached by (loopback names by default,
+//   and `allowedHosts`: js/dashboard/hosts.js) is refused first, so that a site that rebinds
+//   its name to 127.0.0.1 cannot read it.
 // - Read-only unless a `token` or an `auth` hook is given; then every change is a POST that
-//   carries the token (an `X-Tarry-Token` header) or passes the hook, with a JSON body and
-//   an `Origin` header naming this dashboard's own origin (or one of `origins`): a link or a
-//   form on another site cannot make one (a form cannot set the header or the content type;
-//   a cross-origin fetch that does is preflighted, and no preflight is answered).
-// - Values stay out of every response unless `values: true` (they may hold personal data).
+//   carries the token (an `X-Tarry-Token` or `Authorization: Bearer` header) or passes the
+//   hook, with a JSON body and, from a browser, an `Origin` header naming this dashboard's
+//   own origin (or one of `origins`): a link or a form on another site cannot make one (a
+//   form cannot set the header or the content type; a cross-origin fetch that does is
+//   preflighted, and no preflight is answered). A request with no Origin is not a browser's
+//   (browsers send one on every POST): it may change with the token in a header, which no
+//   cookie supplies, but not on the `auth` hook alone.
+// - Values stay out of every response unless `values: true` (they may hold personal data),
+//   and so does the text of a record that does not read as JSON (`raw`).
+// - An internal error's text (which may quote a connection URL or a stack) goes to
+//   `onerror`, redacted, never into a response: a 500 says "internal error" and an id that
+//   the log line carries too.
 // - The page renders every id, value and reason as text (textContent, never HTML), and the
 //   responses carry a Content-Security-Policy that allows no inline script and no other origin.
 // - Pages are at most MAX_LIMIT items, whatever the request asks; bodies at most MAX_BODY.
@@ -20,29 +30,25 @@
 // the queue's counts and delivery figures, at most one per SAMPLE_MS, kept for HISTORY_MS,
 // in memory (per handler, shared by every viewer; empty again after a restart).
 
+import { MAX_BODY } from "./dashboard/node.js";
+import { checkOptions, queuesByName } from "./dashboard/options.js";
 import { page, pageScript, pageStyle } from "./dashboard/page.js";
+import { json, redirect, respond, text } from "./dashboard/responses.js";
+import { scheduleReport } from "./dashboard/schedules.js";
+import { redact } from "./redact.js";
+
+export { nodeListener } from "./dashboard/node.js";
 
 /** Items per page: the page asks for 50, a request for more gets at most this. */
 const MAX_LIMIT = 200;
-/** The largest request body read, in bytes. */
-const MAX_BODY = 16 * 1024;
+/** Dead letters read at most to list them newest first (the engines list them oldest first). */
+const NEWEST_MAX = 1000;
 const SAMPLE_MS = 2000;
 const HISTORY_MS = 15 * 60_000;
 const TOKEN_HEADER = "x-tarry-token";
 
-const CSP =
-  "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; " +
-  "base-uri 'none'; form-action 'none'; frame-ancestors 'none'";
-const SECURITY_HEADERS = {
-  "content-security-policy": CSP,
-  "x-content-type-options": "nosniff",
-  "x-frame-options": "DENY",
-  "referrer-policy": "no-referrer",
-  "cache-control": "no-store",
-};
-
-/** What the page needs of an engine, and the methods its changes call. */
-const READS = ["stats", "get", "pending", "inFlight", "deadLetters"];
+/** What can be done to a schedule (the change's name, as the page asks for it), by the engine method each calls. */
+const SCHEDULE_CHANGES = { unschedule: "unschedule" };
 
 /**
  * The dashboard as a request handler.
@@ -55,6 +61,8 @@ const READS = ["stats", "get", "pending", "inFlight", "deadLetters"];
  *   values?: boolean,
  *   basePath?: string,
  *   origins?: string[],
+ *   allowedHosts?: string[] | true,
+ *   onerror?: (error: unknown, id: string) => void,
  *   title?: string,
  * }} [options]
  * @returns {(request: Request) => Promise<Response>}
@@ -71,6 +79,12 @@ export function dashboard(queues, options = {}) {
     try {
       if (!(request instanceof Request)) throw new TypeError("the dashboard handles a Request");
       const url = new URL(request.url);
+      if (!o.hostAllowed(url)) {
+        return text(
+          403,
+          `this dashboard does not answer the host ${url.host} (options.allowedHosts lists the names it answers)`,
+        );
+      }
       if (!url.pathname.startsWith(o.basePath)) return text(404, "not found");
       const path = url.pathname.slice(o.basePath.length);
       if (path === "") return redirect(`${url.pathname}/`);
@@ -83,12 +97,14 @@ export function dashboard(queues, options = {}) {
       if (!path.startsWith("/api/")) return text(404, "not found");
       const parts = path.slice(5).split("/").map(decodeURIComponent);
       if (method === "GET") {
-        if (!(await allowed(request, false))) return json(401, { error: "not allowed" });
+        if (!(await hook(request, false))) return json(403, { error: "the auth hook refused this request" });
         if (parts.length === 1 && parts[0] === "queues") {
-          return json(200, { queues: [...byName.keys()], write: writable, values: o.values });
+          // write: whether changes can be made here at all (with the token, when there is one).
+          const write = writable && (o.auth === undefined || (await hook(request, true)));
+          return json(200, { queues: [...byName.keys()], write, values: o.values });
         }
         if (parts.length === 1 && parts[0] === "session") {
-          return json(200, { write: writable && (await allowed(request, true)) });
+          return json(200, { write: writable && (await refusal(request)) === null });
         }
         const queue = byName.get(parts[1]);
         if (parts[0] !== "queues" || parts.length !== 3 || queue === undefined)
@@ -97,12 +113,13 @@ export function dashboard(queues, options = {}) {
       }
       if (method === "POST") {
         if (!writable) return json(403, { error: "this dashboard is read-only (no token or auth was given)" });
-        const refused = checkOrigin(request, url, o.origins);
+        const refused = checkOrigin(request, url, o.origins, o.token !== undefined && tokenOf(request) !== "");
         if (refused !== null) return json(403, { error: refused });
         if (!(request.headers.get("content-type") ?? "").startsWith("application/json")) {
           return json(415, { error: "a change is a POST with a JSON body" });
         }
-        if (!(await allowed(request, true))) return json(401, { error: "the token is missing or wrong" });
+        const why = await refusal(request);
+        if (why !== null) return json(why.status, { error: why.error });
         const queue = byName.get(parts[1]);
         if (parts[0] !== "queues" || parts.length !== 3 || queue === undefined)
           return json(404, { error: "no such queue" });
@@ -110,15 +127,27 @@ export function dashboard(queues, options = {}) {
       }
       return json(405, { error: `${method} is not served here` });
     } catch (e) {
-      if (e instanceof BadRequest) return json(400, { error: e.message });
-      return json(e?.status === 501 ? 501 : 500, { error: String(e?.message ?? e) });
+      if (e instanceof BadRequest) return json(400, { error: redact(e.message) });
+      if (e?.status === 501) return json(501, { error: e.message });
+      // The error's text stays on the server: it may quote a connection URL, a path, a stack.
+      const id = errorId();
+      o.onerror(e instanceof Error ? redactedCopy(e) : redact(String(e)), id);
+      return json(500, { error: `internal error (id ${id}: the server's log has it)`, id });
     }
   };
 
-  async function allowed(request, write) {
-    if (write && o.token !== undefined && !sameToken(request.headers.get(TOKEN_HEADER) ?? "", o.token)) return false;
-    if (o.auth !== undefined && !(await o.auth(request, { write }))) return false;
-    return true;
+  /** Whether the auth hook (when there is one) lets this request in. */
+  async function hook(request, write) {
+    return o.auth === undefined || Boolean(await o.auth(request, { write }));
+  }
+
+  /** Why a change by this request is refused ({ status, error }), or null when it may change. */
+  async function refusal(request) {
+    if (o.token !== undefined && !sameToken(tokenOf(request), o.token)) {
+      return { status: 401, error: "the token is missing or wrong" };
+    }
+    if (!(await hook(request, true))) return { status: 403, error: "the auth hook refused this change" };
+    return null;
   }
 
   async function read(queue, name, what, params) {
@@ -135,14 +164,32 @@ export function dashboard(queues, options = {}) {
         }
         return json(200, { now, stats: plain(stats), history: samples });
       }
-      case "pending":
-      case "inflight":
       case "dead": {
-        const method = { pending: "pending", inflight: "inFlight", dead: "deadLetters" }[what];
-        const got = await call(queue, method, { limit, after });
-        // An engine whose deadLetters() resolves to an array (RedisDelayQueue before pages): one page.
-        const pageOf = Array.isArray(got) ? { items: got, next: undefined } : got;
-        return json(200, { items: pageOf.items.map(shown), next: pageOf.next });
+        const order = params.get("order") ?? "death";
+        if (order !== "death" && order !== "newest") throw new BadRequest('order must be "death" or "newest"');
+        const newest = order === "newest" ? await newestDead(queue, limit, after) : null;
+        if (newest !== null) return json(200, newest);
+        const note =
+          order === "newest"
+            ? `more than ${NEWEST_MAX} dead letters: shown in order of death, oldest first`
+            : undefined;
+        return json(200, { ...(await list(queue, "deadLetters", limit, after)), note });
+      }
+      case "pending":
+        return json(200, await list(queue, "pending", limit, after));
+      case "inflight":
+        return json(200, await list(queue, "inFlight", limit, after));
+      case "schedules": {
+        const report = await scheduleReport(queue, { values: o.values });
+        if (report === null) return json(200, { schedules: [], total: 0, actions: [] });
+        const schedules = report.schedules.map((x) =>
+          o.values ? { ...x, value: preview(/** @type {any} */ (x).value) } : x,
+        );
+        return json(200, {
+          ...report,
+          schedules,
+          actions: Object.keys(SCHEDULE_CHANGES).filter((a) => typeof queue[SCHEDULE_CHANGES[a]] === "function"),
+        });
       }
       case "item": {
         const id = params.get("id");
@@ -154,6 +201,39 @@ export function dashboard(queues, options = {}) {
       default:
         return json(404, { error: "not found" });
     }
+  }
+
+  /** A page of one of the engine's lists, as the page shows it. */
+  async function list(queue, method, limit, after) {
+    const got = await call(queue, method, { limit, after });
+    // An engine whose deadLetters() resolves to an array (RedisDelayQueue before pages): one page.
+    const pageOf = Array.isArray(got) ? { items: got, next: undefined } : got;
+    return { items: pageOf.items.map(shown), next: pageOf.next };
+  }
+
+  /**
+   * A page of the dead letters newest first, or null when there are more than NEWEST_MAX
+   * (the engines list them in order of death only, so this reads them all: bounded).
+   */
+  async function newestDead(queue, limit, after) {
+    let from = 0;
+    if (after !== undefined) {
+      if (!/^n\d{1,6}$/.test(after)) throw new BadRequest("after must be a cursor this list returned as next");
+      from = Number(after.slice(1));
+    }
+    const letters = [];
+    let cursor;
+    for (let read = 0; read < NEWEST_MAX; read += MAX_LIMIT) {
+      const got = await call(queue, "deadLetters", { limit: MAX_LIMIT, after: cursor });
+      const pageOf = Array.isArray(got) ? { items: got, next: undefined } : got;
+      letters.push(...pageOf.items);
+      cursor = pageOf.next;
+      if (cursor === undefined) break;
+    }
+    if (cursor !== undefined) return null;
+    letters.reverse();
+    const items = letters.slice(from, from + limit).map(shown);
+    return { items, next: from + limit < letters.length ? `n${from + limit}` : undefined };
   }
 
   async function change(queue, what, body) {
@@ -171,120 +251,64 @@ export function dashboard(queues, options = {}) {
         return json(200, { done: await call(queue, "pause") });
       case "resume":
         return json(200, { done: await call(queue, "resume") });
+      case "unschedule":
+        return json(200, { done: await call(queue, "unschedule", idOf(body)) });
       default:
         return json(404, { error: "not found" });
     }
   }
 
-  /** An item as the page shows it: its value only if the operator opted in. */
+  /**
+   * An item as the page shows it: its value only if the operator opted in, and so the text of
+   * a record that does not read (`raw`), which holds the value as Redis has it.
+   */
   function shown(item) {
-    const { value, ...rest } = item;
-    return o.values ? { ...rest, value: preview(value) } : rest;
+    const { value, raw, ...rest } = item;
+    if (!o.values) return rest;
+    return raw === undefined ? { ...rest, value: preview(value) } : { ...rest, raw: cut(String(raw)) };
   }
-}
-
-/**
- * An adapter for Node's `http` (and Express, Connect, Fastify's raw routes): `(req, res)` that
- * hands the request to `handler` as a Request and writes its Response back.
- * @param {(request: Request) => Promise<Response>} handler
- */
-export function nodeListener(handler) {
-  return (req, res) => {
-    const chunks = [];
-    let size = 0;
-    req.on("data", (chunk) => {
-      size += chunk.length;
-      if (size <= MAX_BODY) chunks.push(chunk);
-    });
-    req.on("error", () => res.destroy());
-    req.on("end", async () => {
-      try {
-        const host = req.headers.host ?? "localhost";
-        const protocol = req.socket?.encrypted ? "https" : "http";
-        const headers = new Headers();
-        for (const [k, v] of Object.entries(req.headers)) {
-          if (v !== undefined) headers.set(k, Array.isArray(v) ? v.join(", ") : v);
-        }
-        const method = req.method ?? "GET";
-        const body = method === "GET" || method === "HEAD" ? undefined : concat(chunks);
-        const request = new Request(new URL(req.url ?? "/", `${protocol}://${host}`), { method, headers, body });
-        const response = size > MAX_BODY ? json(413, { error: "the body is too large" }) : await handler(request);
-        const out = {};
-        response.headers.forEach((v, k) => {
-          out[k] = v;
-        });
-        res.writeHead(response.status, out);
-        res.end(method === "HEAD" ? undefined : new Uint8Array(await response.arrayBuffer()));
-      } catch (e) {
-        res.writeHead(500, { "content-type": "text/plain" });
-        res.end(String(e?.message ?? e));
-      }
-    });
-  };
 }
 
 // ---- helpers ---------------------------------------------------------------------------------
 
 class BadRequest extends Error {}
 
-function queuesByName(queues) {
-  const map = new Map();
-  if (queues === null || typeof queues !== "object") {
-    throw new TypeError("queues must be a queue, an array of queues or an object of queues by name");
-  }
-  const isQueue = (q) => q !== null && typeof q === "object" && typeof q.stats === "function";
-  const entries = isQueue(queues)
-    ? [[nameOf(queues, 0), queues]]
-    : Array.isArray(queues)
-      ? queues.map((q, i) => [nameOf(q, i), q])
-      : Object.entries(queues);
-  for (const [name, q] of entries) {
-    if (!isQueue(q)) throw new TypeError(`queues: ${JSON.stringify(name)} is not a queue (it has no stats())`);
-    const missing = READS.filter((m) => typeof q[m] !== "function");
-    if (missing.length > 0) {
-      throw new TypeError(`queues: ${JSON.stringify(name)} lacks ${missing.join(", ")}, which the dashboard reads`);
-    }
-    if (map.has(name)) throw new TypeError(`queues: two queues are named ${JSON.stringify(name)}`);
-    map.set(name, q);
-  }
-  if (map.size === 0) throw new TypeError("queues: give at least one queue");
-  return map;
-}
-
-function nameOf(q, i) {
-  return typeof q?.name === "string" && q.name !== "" ? q.name : `queue-${i + 1}`;
-}
-
-function checkOptions(options) {
-  if (options === null || typeof options !== "object") throw new TypeError("options must be an object");
-  const known = ["token", "auth", "values", "basePath", "origins", "title"];
-  for (const k of Object.keys(options)) {
-    if (!known.includes(k))
-      throw new TypeError(`options.${k} is not an option of dashboard() (its options: ${known.join(", ")})`);
-  }
-  const { token, auth, values = false, basePath = "", origins = [], title = "tarry" } = options;
-  if (token !== undefined && (typeof token !== "string" || token.length < 8)) {
-    throw new TypeError("options.token must be a string of at least 8 characters");
-  }
-  if (auth !== undefined && typeof auth !== "function") throw new TypeError("options.auth must be a function");
-  if (typeof values !== "boolean") throw new TypeError("options.values must be a boolean");
-  if (typeof basePath !== "string" || (basePath !== "" && (!basePath.startsWith("/") || basePath.endsWith("/")))) {
-    throw new TypeError('options.basePath must be "" or a path like "/tarry" (no trailing slash)');
-  }
-  if (!Array.isArray(origins) || origins.some((x) => typeof x !== "string")) {
-    throw new TypeError("options.origins must be an array of origins (strings)");
-  }
-  if (typeof title !== "string") throw new TypeError("options.title must be a string");
-  return { token, auth, values, basePath, origins: origins.map((x) => new URL(x).origin), title };
-}
-
-/** A POST's Origin must be this dashboard's own (or an allowed one); browsers always send it on a POST. */
-function checkOrigin(request, url, origins) {
+/**
+ * A POST's Origin must be this dashboard's own (or an allowed one); browsers always send it on
+ * a POST. A request without one is a program's, not a page's: it may change only with the
+ * token in a header (`tokenInHeader`), which a browser never adds on its own as it does a cookie.
+ */
+function checkOrigin(request, url, origins, tokenInHeader) {
   const origin = request.headers.get("origin");
-  if (origin === null) return "a change needs an Origin header (a browser sends one)";
+  if (origin === null) {
+    return tokenInHeader
+      ? null
+      : "a change needs an Origin header (a browser sends one) or the token in an Authorization: Bearer header";
+  }
   if (origin !== url.origin && !origins.includes(origin)) return `a change from another origin (${origin}) is refused`;
   if (request.headers.get("sec-fetch-site") === "cross-site") return "a change from another site is refused";
   return null;
+}
+
+/** The token a request carries: `X-Tarry-Token`, else `Authorization: Bearer …`; "" for none. */
+function tokenOf(request) {
+  const given = request.headers.get(TOKEN_HEADER);
+  if (given !== null && given !== "") return given;
+  const m = /^Bearer +(\S+) *$/i.exec(request.headers.get("authorization") ?? "");
+  return m === null ? "" : m[1];
+}
+
+/** A short id that names one internal error in the response and in the log. */
+function errorId() {
+  return crypto.randomUUID().slice(0, 8);
+}
+
+/** A copy of an error with its message and stack redacted (the original may be the engine's). */
+function redactedCopy(e) {
+  const copy = new Error(redact(e.message));
+  copy.name = e.name;
+  copy.stack = typeof e.stack === "string" ? redact(e.stack) : copy.stack;
+  return copy;
 }
 
 function sameToken(given, token) {
@@ -363,32 +387,9 @@ function preview(value) {
   } catch {
     s = String(value);
   }
+  return cut(s);
+}
+
+function cut(s) {
   return s.length > 2000 ? `${s.slice(0, 2000)}…` : s;
-}
-
-function concat(chunks) {
-  const size = chunks.reduce((n, c) => n + c.length, 0);
-  const out = new Uint8Array(size);
-  let at = 0;
-  for (const c of chunks) {
-    out.set(c, at);
-    at += c.length;
-  }
-  return out;
-}
-
-function respond(status, body, type, extra = {}) {
-  return new Response(body, { status, headers: { ...SECURITY_HEADERS, "content-type": type, ...extra } });
-}
-
-function json(status, data) {
-  return respond(status, JSON.stringify(data), "application/json; charset=utf-8");
-}
-
-function text(status, body) {
-  return respond(status, body, "text/plain; charset=utf-8");
-}
-
-function redirect(location) {
-  return respond(308, "", "text/plain; charset=utf-8", { location });
 }

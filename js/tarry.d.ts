@@ -153,8 +153,10 @@ export interface ItemInfo<T = unknown> {
   attempt: number;
   /** In flight, where leases are kept (Redis): when it comes back unless acked, epoch ms. */
   leaseExpiry?: number;
-  /** Dead: the error its last delivery failed with. */
+  /** Dead: the error its last delivery failed with (an Error's name and message). */
   reason?: string;
+  /** Dead: that Error's stack, when it had one. */
+  stack?: string;
   /** Dead: when it died, epoch ms. */
   diedAt?: number;
   /** The schedule whose occurrence it is, if it is one. */
@@ -222,8 +224,10 @@ export interface DurableEngineDeadLetter<T = unknown> {
   attempt: number;
   /** The deadline of its last delivery, epoch ms (undefined where it could not be read back). */
   deadline: number | undefined;
-  /** The error its last delivery failed with. */
+  /** What its last delivery failed with: an Error's name and message, or the text nack() was given (at most 1,000 characters). */
   reason: string;
+  /** That Error's stack, when the reason came from one (at most 8,000 characters). */
+  stack?: string;
   /** When it died, epoch ms. */
   diedAt: number;
 }

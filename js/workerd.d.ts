@@ -92,8 +92,6 @@ export interface DurableDeadLetter<T = unknown> extends DurableEngineDeadLetter<
   value: T;
   /** The deadline of its last delivery, epoch ms. */
   deadline: number;
-  /** The error its handler threw: its stack or message, at most 2000 characters. */
-  reason: string;
 }
 
 /**

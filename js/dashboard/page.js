@@ -24,10 +24,11 @@ export function page({ title }) {
 <select id="queue" aria-label="queue"></select>
 <span id="state" class="badge"></span>
 <button id="toggle" type="button" hidden></button>
+<span id="readonly" class="muted" hidden>read-only: start with a token to change</span>
 <form id="unlock" hidden><input id="token" type="password" placeholder="token to make changes" autocomplete="off"><button>Unlock</button></form>
 </header>
 <nav id="tabs">
-<a href="#overview">Overview</a><a href="#pending">Pending</a><a href="#inflight">In flight</a><a href="#dead">Dead letters</a><a href="#search">Search</a>
+<a href="#overview">Overview</a><a href="#pending">Pending</a><a href="#inflight">In flight</a><a href="#dead">Dead letters</a><a href="#schedules">Schedules</a><a href="#search">Search</a>
 </nav>
 <main id="view"></main>
 <footer id="status" role="status"></footer>
@@ -47,7 +48,8 @@ select,input,button{font:inherit;padding:.3rem .6rem;border:1px solid var(--line
 button{cursor:pointer}button:disabled{opacity:.5;cursor:default}
 button.danger{color:var(--warn)}
 form{display:flex;gap:.4rem;margin:0}
-#unlock{margin-left:auto}
+#unlock,#readonly{margin-left:auto}
+details summary{cursor:pointer;color:var(--mute);font-size:.8rem}
 .badge{padding:.1rem .55rem;border-radius:999px;font-size:.8rem;background:#ecfdf3;color:var(--ok)}
 .badge.paused{background:#fef3f2;color:var(--warn)}
 nav{display:flex;gap:.2rem;padding:0 1.2rem;background:var(--card);border-bottom:1px solid var(--line)}
@@ -113,7 +115,7 @@ function app() {
     }
   }
 
-  /** @type {{ queues: string[], queue: string, write: boolean, values: boolean, authorized: boolean, token: string, stats: any, history: any[], now: number, items: any[], next: string | undefined, paged: boolean, query: string, found: any }} */
+  /** @type {{ queues: string[], queue: string, write: boolean, values: boolean, authorized: boolean, token: string, stats: any, history: any[], now: number, items: any[], next: string | undefined, paged: boolean, query: string, found: any, newest: boolean, note: string, actions: string[], total: number }} */
   const state = {
     queues: [],
     queue: "",
@@ -130,15 +132,26 @@ function app() {
     paged: false,
     query: "",
     found: null,
+    /** Dead letters newest first (the default), or in order of death. */
+    newest: true,
+    /** What the server says of the list shown (e.g. why it is not in the order asked). */
+    note: "",
+    /** What the schedules' buttons may do (the engine's methods), and how many there are. */
+    actions: [],
+    total: 0,
   };
 
-  // A token handed over in the address (#token=...) is kept for this tab, and taken out of the address.
-  const handed = /(?:^#|&)token=([^&]*)/.exec(location.hash);
-  if (handed !== null) {
+  // A token handed over in the address (#token=...), when the page opens or later (pasted into
+  // the address bar of an open tab), is kept for this tab and taken out of the address.
+  function takeToken() {
+    const handed = /(?:^#|&)token=([^&]*)/.exec(location.hash);
+    if (handed === null) return false;
     state.token = decodeURIComponent(handed[1]);
     sessionStorage.setItem("tarry-token", state.token);
     history.replaceState(null, "", `${location.pathname}${location.search}#overview`);
+    return true;
   }
+  takeToken();
 
   async function api(path, body) {
     /** @type {RequestInit & { headers: Record<string, string> }} */
@@ -391,7 +404,12 @@ function app() {
         h("td", { class: "id" }, i.id),
         h("td", {}, relative(i.diedAt)),
         h("td", {}, i.attempt),
-        h("td", {}, h("pre", {}, i.reason)),
+        h(
+          "td",
+          {},
+          h("pre", {}, i.reason),
+          i.stack ? h("details", {}, h("summary", {}, "stack"), h("pre", { class: "stack" }, i.stack)) : null,
+        ),
         valueCell(i),
         h(
           "td",
@@ -427,11 +445,89 @@ function app() {
       "minutes",
       h("button", { class: "danger", disabled: !can }, "Purge"),
     );
+    const order = h(
+      "button",
+      {
+        type: "button",
+        id: "order",
+        onclick: () => {
+          state.newest = !state.newest;
+          refresh(true);
+        },
+      },
+      state.newest ? "Oldest first" : "Newest first",
+    );
     return [
-      h("h2", {}, "Dead letters, in order of death"),
+      h("h2", {}, state.newest ? "Dead letters, newest first " : "Dead letters, in order of death ", order),
+      state.note ? h("p", { class: "muted" }, state.note) : null,
       table(["id", "died", "attempts", "reason", ...valueHead(), ""], rows),
       more(),
       purge,
+    ];
+  }
+
+  function schedules() {
+    const can = state.authorized;
+    const act = (what, id) => async () => {
+      try {
+        const { done } = await api(q(what), { id });
+        say(done ? `removed the schedule ${id}` : `${id} is no longer a schedule`);
+      } catch (e) {
+        say(`${what} ${id}: ${e.message}`, true);
+      }
+      await refresh(true);
+    };
+    const when = (t) => (t === undefined ? "–" : `${clock(t)} (${relative(t)})`);
+    const rows = state.items.map((s) =>
+      h(
+        "tr",
+        {},
+        h("td", { class: "id" }, s.id),
+        h("td", {}, s.rule),
+        h("td", {}, when(s.nextRun)),
+        h(
+          "td",
+          {},
+          when(s.lastRun),
+          s.lastOutcome ? h("span", { class: `outcome ${s.lastOutcome}` }, ` ${s.lastOutcome}`) : null,
+          s.lastReason ? h("pre", {}, s.lastReason) : null,
+        ),
+        h("td", {}, s.runs),
+        h("td", {}, s.skipped),
+        h("td", {}, s.catchUp),
+        h("td", {}, s.overlap ? "yes" : "no"),
+        valueCell(s),
+        h(
+          "td",
+          {},
+          state.actions.includes("unschedule")
+            ? h(
+                "button",
+                {
+                  type: "button",
+                  class: "danger",
+                  disabled: !can,
+                  onclick: act("unschedule", s.id),
+                  "data-action": "unschedule",
+                },
+                "Remove",
+              )
+            : null,
+        ),
+      ),
+    );
+    return [
+      h("h2", {}, "Schedules, by id"),
+      table(["id", "rule", "next run", "last run", "runs", "skipped", "catchUp", "overlap", ...valueHead(), ""], rows),
+      h(
+        "p",
+        { class: "muted" },
+        state.items.length === 0
+          ? "None."
+          : state.total > state.items.length
+            ? `The first ${state.items.length} of ${state.total}.`
+            : `${state.items.length} shown.`,
+      ),
     ];
   }
 
@@ -496,8 +592,10 @@ function app() {
     );
   }
 
-  const views = { overview, pending, inflight, dead, search };
-  const lists = { pending: "pending", inflight: "inflight", dead: "dead" };
+  const views = { overview, pending, inflight, dead, schedules, search };
+  const lists = { pending: "pending", inflight: "inflight", dead: "dead", schedules: "schedules" };
+  /** The request of a list view's first page. */
+  const listOf = (v) => q(lists[v], v === "dead" && state.newest ? { limit: PAGE, order: "newest" } : { limit: PAGE });
   const view = () => (location.hash.slice(1) in views ? location.hash.slice(1) : "overview");
 
   function render() {
@@ -513,13 +611,15 @@ function app() {
     toggle.textContent = st?.paused ? "Resume" : "Pause";
     toggle.disabled = !state.authorized;
     $("unlock").hidden = !state.write || state.authorized;
+    $("readonly").hidden = state.write;
     $("view").replaceChildren(...views[v]().filter((x) => x !== null));
   }
 
   async function loadMore() {
     const v = view();
     try {
-      const page = await api(q(lists[v], { limit: PAGE, after: state.next }));
+      const params = { limit: PAGE, after: state.next };
+      const page = await api(q(lists[v], v === "dead" && state.newest ? { ...params, order: "newest" } : params));
       state.items = state.items.concat(page.items);
       state.next = page.next;
       state.paged = true;
@@ -539,9 +639,12 @@ function app() {
       state.history = s1.history;
       state.now = s1.now;
       if (v in lists && (reload || !state.paged || shownView !== v)) {
-        const page = await api(q(lists[v], { limit: PAGE }));
-        state.items = page.items;
+        const page = await api(listOf(v));
+        state.items = page.items ?? page.schedules;
         state.next = page.next;
+        state.note = page.note ?? "";
+        state.actions = page.actions ?? [];
+        state.total = page.total ?? 0;
         state.paged = false;
       }
       shownView = v;
@@ -593,8 +696,9 @@ function app() {
       }
       await refresh();
     });
-    addEventListener("hashchange", () => {
+    addEventListener("hashchange", async () => {
       state.found = null;
+      if (takeToken() && state.write) await unlock();
       refresh(true);
     });
     await refresh(true);

@@ -6,14 +6,13 @@
 
 import { checkMs, describe, MAX_TIME, options } from "../arguments.js";
 import { EMIT, HEARD } from "../events.js";
+import { reasonOf } from "../reason.js";
 import { occurrenceStep, pendingId } from "../schedule/durable.js";
 import { dueOf, occurrenceId } from "../schedule/spec.js";
 import { LATENESS_SAMPLES, LATEST_DEADLINE, noop, UNKNOWN } from "./store.js";
 
 /** The contract's default, as on Redis: ms before a retry. */
 const RETRY_DELAY_MS = 1000;
-/** A dead letter keeps this much of its error's stack or message. */
-const REASON_LENGTH = 2000;
 
 /** @typedef {import("./store.js").DurableRecord} DurableRecord */
 /** @typedef {import("./store.js").Change} Change */
@@ -104,12 +103,13 @@ async function finish(store, record, error, retryDelayMs, now) {
     if (error === null) {
       outcome = { removes: [record], tell: [["acked", { id }]] };
     } else if (attempt >= store.maxAttempts) {
-      outcome = burial(store, record, reasonOf(error));
+      const { reason, stack } = reasonOf(error);
+      outcome = burial(store, record, reason, stack);
     } else {
       const delay = retryDelayOf(retryDelayMs, attempt, error);
       const deadline = Math.min(Math.max(Date.now() + delay, -MAX_TIME), LATEST_DEADLINE);
       const back = { ...record, state: "pending", deadline, seq: store.next, inOrder: false, out: false };
-      const nacked = { id, attempt, delayMs: deadline - Date.now(), reason: reasonOf(error) };
+      const nacked = { id, attempt, delayMs: deadline - Date.now(), reason: reasonOf(error).reason };
       outcome = { removes: [record], adds: [back], next: store.next + 1, tell: [["nacked", nacked]] };
     }
     return await handOut(store, now, outcome);
@@ -236,9 +236,20 @@ function occur(store, record, change) {
 }
 
 /** The change that moves `record` to the dead letters. */
-function burial(store, record, reason) {
+function burial(store, record, reason, stack) {
   const { id, value, deadline, attempt, schedule } = record;
-  const dead = { id, state: "dead", value, deadline, attempt, seq: store.next, reason, diedAt: Date.now(), schedule };
+  const dead = {
+    id,
+    state: "dead",
+    value,
+    deadline,
+    attempt,
+    seq: store.next,
+    reason,
+    stack,
+    diedAt: Date.now(),
+    schedule,
+  };
   /** @type {Change} */
   const change = { removes: [record], deadAdds: [dead], next: store.next + 1, tell: [["dead", { id, reason }]] };
   return change;
@@ -248,10 +259,4 @@ function burial(store, record, reason) {
 function retryDelayOf(retryDelayMs, attempt, error) {
   const ms = typeof retryDelayMs === "function" ? Number(retryDelayMs(attempt, error)) : retryDelayMs;
   return Number.isFinite(ms) ? ms : 0;
-}
-
-/** What a dead letter keeps of the error its handler threw: the stack or message, as on Redis. */
-function reasonOf(error) {
-  const why = error instanceof Error ? error.stack || error.message : String(error);
-  return why.slice(0, REASON_LENGTH);
 }

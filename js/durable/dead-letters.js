@@ -65,13 +65,14 @@ export async function deadLetters(store, opts) {
   store.refuseIfClosed();
   return store.exclusive(() => {
     const { records, more } = store.dead.page(from, limit);
-    const items = records.map(({ id, value, deadline, attempt, reason, diedAt }) => ({
+    const items = records.map(({ id, value, deadline, attempt, reason, stack, diedAt }) => ({
       id,
       state: "dead",
       value: structuredClone(value),
       deadline,
       attempt,
       reason,
+      ...(stack !== undefined && { stack }),
       diedAt,
     }));
     return { items, next: more ? cursorOf(records[records.length - 1].seq) : undefined };

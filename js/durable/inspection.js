@@ -108,6 +108,7 @@ export async function inFlight(store, opts) {
 function infoOf(r, state) {
   const info = { id: r.id, state, value: structuredClone(r.value), deadline: r.deadline, attempt: r.attempt };
   if (state === "dead") Object.assign(info, { reason: r.reason, diedAt: r.diedAt });
+  if (state === "dead" && r.stack !== undefined) info.stack = r.stack;
   return info;
 }
 

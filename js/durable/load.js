@@ -44,6 +44,7 @@ export async function load(store) {
     if (record === null || typeof r.reason !== "string" || !Number.isFinite(r.diedAt))
       refuse(key, "a tarry dead letter");
     Object.assign(record, { state: "dead", reason: r.reason, diedAt: r.diedAt });
+    if (typeof r.stack === "string") record.stack = r.stack;
     letters.push(record);
     max = Math.max(max, record.seq);
   }

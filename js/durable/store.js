@@ -20,7 +20,7 @@ const KEYS_PER_CALL = 128;
 /** Deliveries whose lateness stats() keeps. */
 export const LATENESS_SAMPLES = 8192;
 
-/** @typedef {{ id: string, state: string, value: any, deadline: number, seq: number, attempt: number, inOrder?: boolean, out?: boolean, reason?: string, diedAt?: number, schedule?: string }} DurableRecord */
+/** @typedef {{ id: string, state: string, value: any, deadline: number, seq: number, attempt: number, inOrder?: boolean, out?: boolean, reason?: string, stack?: string, diedAt?: number, schedule?: string }} DurableRecord */
 /** @typedef {import("../schedule/durable.js").DurableSchedule} DurableSchedule */
 /**
  * What one storage transaction changes (commit()).
@@ -246,8 +246,8 @@ function storedItem({ value, deadline, seq, attempt, schedule, out }) {
 }
 
 /** @param {DurableRecord} record a dead letter (reason and diedAt set) */
-function storedDead({ value, deadline, seq, attempt, reason, diedAt, schedule }) {
-  const dead = { value, deadline, seq, attempt, reason, diedAt };
+function storedDead({ value, deadline, seq, attempt, reason, stack, diedAt, schedule }) {
+  const dead = { value, deadline, seq, attempt, reason, diedAt, ...(stack !== undefined && { stack }) };
   return schedule === undefined ? dead : { ...dead, schedule };
 }
 

@@ -156,7 +156,7 @@ export class Consumer {
       if (held) this.#tell("acked", () => ({ id: job.id }));
       return held;
     },
-    nack: async (job, token, delayMs, reason) => {
+    nack: async (job, token, delayMs, reason, stack) => {
       const at = moment();
       const { clockTolerance: tolerance, maxAttempts } = this.#options;
       const params = () => ({
@@ -168,6 +168,7 @@ export class Consumer {
         delayMs,
         maxAttempts,
         reason,
+        stack: stack ?? "",
       });
       const { held, dead, head, vanished } = await this.#conn.run(SCRIPTS.nack, params);
       if (vanished) this.#vanished();
@@ -542,8 +543,9 @@ export class Consumer {
       let value;
       try {
         value = JSON.parse(text);
-      } catch (e) {
-        const reason = `value is not JSON: ${/** @type {Error} */ (e).message}`;
+      } catch {
+        // Not the parser's message: it quotes the text, and a reason is shown where values are hidden.
+        const reason = "value is not JSON (the dead letter's raw holds its text)";
         back.push(this.#conn.run(SCRIPTS.bury, { id, token, reason }).then(() => void (this.#again = true)));
         continue;
       }

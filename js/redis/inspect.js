@@ -43,7 +43,9 @@ export function infoOf(r) {
   if (state === "dead") {
     let reason = r.why;
     try {
-      reason = JSON.parse(r.why ?? "null")?.reason ?? r.why;
+      const kept = JSON.parse(r.why ?? "null");
+      reason = kept?.reason ?? r.why;
+      if (typeof kept?.stack === "string") info.stack = kept.stack;
     } catch {
       // kept as it is
     }

@@ -6,18 +6,16 @@
 // ClosedError once the queue is closed.
 
 import { options } from "../arguments.js";
+import { reasonOf } from "../reason.js";
 import { checkDelay } from "./options.js";
 
 /**
  * What a job asks of its queue, by the job and its token.
  * @typedef {object} JobOps
  * @property {(job: RedisJob, token: string) => Promise<boolean>} ack
- * @property {(job: RedisJob, token: string, delayMs: number, reason: string) => Promise<boolean>} nack
+ * @property {(job: RedisJob, token: string, delayMs: number, reason: string, stack: string | undefined) => Promise<boolean>} nack
  * @property {(job: RedisJob, token: string, ms: number | undefined) => Promise<boolean>} extend
  */
-
-/** The longest reason kept with a dead letter, in UTF-16 code units. */
-const MAX_REASON = 2000;
 
 /** One delivery of an item: ack, nack or extend it while this delivery holds the lease. */
 export class RedisJob {
@@ -57,14 +55,15 @@ export class RedisJob {
 
   /**
    * Not done: the item comes back after `delayMs` (default 0), or goes to the dead letters
-   * if this was its last attempt (`reason` is kept there). Resolves false if the lease was lost.
+   * if this was its last attempt (`reason` is kept there: an Error's message, and its stack
+   * beside it, js/reason.js). Resolves false if the lease was lost.
    * @param {{ delayMs?: number, reason?: unknown }} [opts]
    */
   async nack(opts) {
     const { delayMs = 0, reason = "nack" } = options(opts, "options", ["delayMs", "reason"], "nack()");
     checkDelay(delayMs, "options.delayMs");
-    const why = reason instanceof Error ? reason.stack || reason.message : String(reason);
-    return this.#ops.nack(this, this.#token, delayMs, why.slice(0, MAX_REASON));
+    const why = reasonOf(reason);
+    return this.#ops.nack(this, this.#token, delayMs, why.reason, why.stack);
   }
 
   /**

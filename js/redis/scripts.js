@@ -118,8 +118,8 @@ export const SCRIPTS = {
 
   nack: script(
     "nack",
-    /** @param {{ channel: string, stamp: string, tolerance: number, id: string, token: string, delayMs: number, maxAttempts: number, reason: string }} p */
-    ({ channel, stamp, tolerance, id, token, delayMs, maxAttempts, reason }) => [
+    /** @param {{ channel: string, stamp: string, tolerance: number, id: string, token: string, delayMs: number, maxAttempts: number, reason: string, stack: string }} p */
+    ({ channel, stamp, tolerance, id, token, delayMs, maxAttempts, reason, stack }) => [
       channel,
       stamp,
       tolerance,
@@ -128,6 +128,7 @@ export const SCRIPTS = {
       delayMs,
       maxAttempts,
       reason,
+      stack,
     ],
     ([, outcome, head, vanished]) => ({
       held: outcome !== 0,
@@ -401,11 +402,12 @@ function needOf([id, due, now, expression, zone, catchUp]) {
 function deadLetter([id, text, deadline, attempt, why, diedAt]) {
   let reason = "";
   let raw;
+  let stack;
   if (typeof why === "string") {
     try {
       const kept = JSON.parse(why);
       if (typeof kept?.reason !== "string") throw new Error("not a reason");
-      ({ reason, raw } = kept);
+      ({ reason, raw, stack } = kept);
     } catch {
       reason = why;
     }
@@ -418,6 +420,7 @@ function deadLetter([id, text, deadline, attempt, why, diedAt]) {
     deadline: deadline == null ? undefined : Number(deadline),
     attempt,
     reason,
+    ...(typeof stack === "string" && { stack }),
     diedAt: Number(diedAt),
   };
   try {

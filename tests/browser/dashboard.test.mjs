@@ -23,12 +23,15 @@ const TOKEN = "dashboard-test-token";
 const HOSTILE = "<img src=x onerror=alert(1)>";
 const HOSTILE_PENDING = '"><script>alert(2)</script>';
 const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
+const HOUR = 3_600_000;
 const shots = process.env.SCREENSHOTS;
 
 let redis;
 let queue;
 let worker;
 let site; // the dashboard
+let archive; // a second queue, no consumer, on a read-only dashboard
+let readonly;
 let evil; // a page on another origin
 let browser;
 let profile;
@@ -72,6 +75,15 @@ before(async () => {
     })),
     { value: "x", deadline: now + 30_000, id: HOSTILE_PENDING },
   ]);
+  await queue.schedule("nightly-report", { cron: "0 2 * * *", timezone: "America/New_York" }, { kind: "report" });
+  await queue.schedule("heartbeat", { every: 1000 }, { kind: "beat" });
+  await queue.schedule("obsolete", { every: HOUR }, { kind: "old" }, { catchUp: "none", overlap: true });
+  archive = new RedisDelayQueue({ redis: redis.url, name: "archive", maxAttempts: 1 });
+  for (const id of ["first", "second", "third"]) {
+    await archive.offer(id, 0, { id });
+    await (await archive.take()).nack({ reason: new Error(`${id} failed`) });
+  }
+  readonly = await serve(nodeListener(dashboard(archive)));
   // A consumer in another process, on the same queue (tests/redis/inspect-worker.mjs).
   const cfg = { url: redis.url, name: "orders", mode: "ack" };
   const child = fork(fileURLToPath(new URL("../redis/inspect-worker.mjs", import.meta.url)), [JSON.stringify(cfg)], {
@@ -113,6 +125,8 @@ after(async () => {
   if (profile) rmSync(profile, { recursive: true, force: true });
   worker?.child.kill("SIGKILL");
   site?.server.close();
+  readonly?.server.close();
+  await archive?.close();
   evil?.server.close();
   await queue?.close();
   await redis?.stop();
@@ -248,6 +262,80 @@ test("pause and resume from the page reach a consumer in another process", async
   await page.close();
 });
 
+test("schedules: each one's rule, next and last run with its outcome; Remove with the token", async () => {
+  const page = await open("schedules");
+  await page.waitForSelector("td.id");
+  const rows = () =>
+    page.$$eval("main tbody tr", (trs) => trs.map((tr) => [...tr.querySelectorAll("td")].map((td) => td.textContent)));
+  const byId = Object.fromEntries((await rows()).map((r) => [r[0], r]));
+  assert.deepEqual(Object.keys(byId), ["heartbeat", "nightly-report", "obsolete"]);
+  assert.equal(byId["nightly-report"][1], "cron 0 2 * * * (America/New_York)");
+  assert.match(byId["nightly-report"][2], /^\d{4}-\d\d-\d\d 0[67]:00:00 \(in /, "02:00 New York is 06:00 or 07:00 UTC");
+  assert.deepEqual(byId.obsolete.slice(1, 2).concat(byId.obsolete.slice(3, 8)), [
+    "every 3600000 ms",
+    "–",
+    "0",
+    "0",
+    "none",
+    "yes",
+  ]);
+  // The consumer in the other process runs the heartbeat: its last run, done.
+  await page.waitForFunction(
+    () => /ago\) done$/.test(document.querySelector("main tbody tr td:nth-child(4)").textContent),
+    null,
+    { timeout: 30_000 },
+  );
+  assert.equal(await page.isDisabled('tr:has(td.id:text-is("obsolete")) button[data-action="unschedule"]'), false);
+  await page.click('tr:has(td.id:text-is("obsolete")) button[data-action="unschedule"]');
+  await page.waitForFunction(
+    () => ![...document.querySelectorAll("td.id")].some((td) => td.textContent === "obsolete"),
+  );
+  assert.deepEqual(
+    (await queue.schedules()).map((x) => x.id),
+    ["heartbeat", "nightly-report"],
+  );
+  await page.close();
+});
+
+test("a read-only dashboard says so; dead letters newest first, the order turned round, the stack on demand", async () => {
+  const page = await browser.newPage();
+  page.on("pageerror", (e) => errors.push(`pageerror: ${e.message}`));
+  await page.goto(`${readonly.url}#dead`);
+  await page.waitForSelector("td.id");
+  assert.equal(await page.textContent("#readonly"), "read-only: start with a token to change");
+  assert.equal(await page.isVisible("#readonly"), true);
+  assert.equal(await page.isVisible("#unlock"), false);
+  const ids = () => page.$$eval("td.id", (tds) => tds.map((td) => td.textContent));
+  assert.deepEqual(await ids(), ["third", "second", "first"]);
+  assert.equal(await page.isVisible("details pre"), false, "the stack is folded");
+  const reason = await page.textContent("main tbody tr td:nth-child(4) pre");
+  assert.equal(reason, "Error: third failed");
+  await page.click("main tbody tr details summary");
+  assert.match(await page.textContent("main tbody tr details pre"), /^Error: third failed\n\s+at /);
+  await page.click("#order");
+  await page.waitForFunction(() => document.querySelector("td.id")?.textContent === "first");
+  assert.deepEqual(await ids(), ["first", "second", "third"]);
+  await page.close();
+});
+
+test("a #token= address pasted into an open tab unlocks it (hashchange)", async () => {
+  const page = await browser.newPage();
+  await page.addInitScript(() => sessionStorage.clear());
+  page.on("pageerror", (e) => errors.push(`pageerror: ${e.message}`));
+  await page.goto(`${site.url}#dead`);
+  await page.waitForSelector('button[data-action="delete"]');
+  assert.equal(await page.isVisible("#unlock"), true);
+  assert.equal(await page.isDisabled('button[data-action="delete"]'), true);
+  await page.evaluate((token) => {
+    location.hash = `#token=${token}`;
+  }, TOKEN);
+  await page.waitForFunction(() => document.getElementById("unlock").hidden);
+  assert.equal(page.url().includes(TOKEN), false, "the token is out of the address");
+  await page.click('a[href="#dead"]');
+  await page.waitForSelector('button[data-action="delete"]:not([disabled])');
+  await page.close();
+});
+
 test("screenshots of each page", async () => {
   if (shots) {
     // A minute of traffic, so that the charts have a history: items due every 100 ms, some late.
@@ -269,7 +357,7 @@ test("screenshots of each page", async () => {
     for (let i = 0; i < 3; i++) await queue.offer({ i }, 0, { id: `held-${i}` });
     await until(async () => (await queue.stats()).inFlight === 3, 10_000, "three items in flight");
   }
-  for (const view of ["overview", "pending", "inflight", "dead", "search"]) {
+  for (const view of ["overview", "pending", "inflight", "dead", "schedules", "search"]) {
     const page = await open(view === "overview" ? "" : view);
     if (view === "search") {
       await page.fill("input[type=search]", "order-3");

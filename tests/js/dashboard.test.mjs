@@ -6,9 +6,9 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import http from "node:http";
 import { dashboard, nodeListener } from "tarry-queue/dashboard";
-import { DurableDelayQueue, FakeStorage } from "./durable-helpers.mjs";
+import { DurableDelayQueue, FakeStorage, manualClock, T0 } from "./durable-helpers.mjs";
 
-const ORIGIN = "http://dash.test";
+const ORIGIN = "http://localhost:8080";
 const TOKEN = "s3cret-token";
 
 /** A queue with 3 pending items (one with a hostile id) and 2 dead letters. */
@@ -132,7 +132,7 @@ test("with a token: a change needs the token, a JSON body and this origin", asyn
     [{ "x-tarry-token": "" }, 401],
     [{ "x-tarry-token": "s3cret-tokem" }, 401],
     [{ origin: "http://evil.test" }, 403],
-    [{ origin: "" }, 403],
+    [{ origin: "", "x-tarry-token": "" }, 403],
     [{ "sec-fetch-site": "cross-site" }, 403],
     [{ "content-type": "application/x-www-form-urlencoded" }, 415],
     [{ "content-type": "text/plain" }, 415],
@@ -178,7 +178,9 @@ test("an auth hook decides reads and writes; origins lets a proxy's origin in", 
     },
     origins: ["https://ops.example"],
   });
-  assert.equal((await get(handler, "/api/queues/orders/stats")).status, 401);
+  const refused = await get(handler, "/api/queues/orders/stats");
+  assert.equal(refused.status, 403);
+  assert.match((await refused.json()).error, /the auth hook refused/);
   assert.equal((await get(handler, "/api/queues/orders/stats", { cookie: "session=admin" })).status, 200);
   const ok = await post(
     handler,
@@ -256,4 +258,269 @@ test("the page's size, as docs/dashboard.md states it", async () => {
   const doc = readFileSync(new URL("../../docs/dashboard.md", import.meta.url), "utf8");
   assert.ok(doc.includes(sentence), `docs/dashboard.md should say:\n${sentence}`);
   assert.ok(total("gz") < 12_000, "the page stays light");
+});
+
+/** A raw HTTP request with any Host header (fetch does not let a test forge one). */
+function rawRequest(port, path, headers, { method = "GET", body } = {}) {
+  return new Promise((resolve, reject) => {
+    const req = http.request({ host: "127.0.0.1", port, path, method, headers }, (res) => {
+      let text = "";
+      res.on("data", (d) => {
+        text += d;
+      });
+      res.on("end", () => resolve({ status: res.statusCode, text }));
+    });
+    req.on("error", reject);
+    req.end(body);
+  });
+}
+
+test("a Host the dashboard is not reached by is refused (403) before anything else: DNS rebinding", async (t) => {
+  const q = await queue();
+  const server = http.createServer(nodeListener(dashboard(q, { values: true })));
+  await new Promise((resolve) => server.listen(0, "127.0.0.1", resolve));
+  t.after(() => server.close());
+  const port = server.address().port;
+  for (const host of [
+    `evil.example:${port}`,
+    "evil.example",
+    `127.0.0.1.evil.example:${port}`,
+    `localhost.evil.example:${port}`,
+  ]) {
+    for (const path of ["/", "/api/queues", "/api/queues/orders/pending", "/nothing", "/app.js"]) {
+      const r = await rawRequest(port, path, { host });
+      assert.equal(r.status, 403, `${host} ${path}`);
+      assert.match(r.text, /does not answer the host/);
+      assert.ok(!r.text.includes("4111"), "no value");
+    }
+  }
+  const post = await rawRequest(
+    port,
+    "/api/queues/orders/purge",
+    { host: `evil.example:${port}`, "content-type": "application/json" },
+    { method: "POST", body: "{}" },
+  );
+  assert.equal(post.status, 403);
+  for (const host of [
+    `localhost:${port}`,
+    `127.0.0.1:${port}`,
+    `[::1]:${port}`,
+    `127.0.0.2:${port}`,
+    `app.localhost:${port}`,
+    "LOCALHOST",
+  ]) {
+    const r = await rawRequest(port, "/api/queues/orders/pending", { host });
+    assert.equal(r.status, 200, host);
+    assert.ok(r.text.includes("4111"), host);
+  }
+  assert.equal((await rawRequest(port, "/", { host: "a b" })).status, 400, "a Host that makes no URL");
+});
+
+test("allowedHosts: names (any port or one port), a domain and its subdomains, or true; bad entries refused", async () => {
+  const q = await queue();
+  const status = async (handler, url) => (await handler(new Request(url))).status;
+  const h = dashboard(q, { allowedHosts: ["ops.example.com", "pinned.example.com:8443", ".corp.example"] });
+  assert.equal(await status(h, "https://ops.example.com/api/queues"), 200);
+  assert.equal(await status(h, "http://ops.example.com:9000/api/queues"), 200);
+  assert.equal(await status(h, "https://pinned.example.com:8443/api/queues"), 200);
+  assert.equal(await status(h, "https://pinned.example.com:8444/api/queues"), 403);
+  assert.equal(await status(h, "https://corp.example/api/queues"), 200);
+  assert.equal(await status(h, "https://a.b.corp.example/api/queues"), 200);
+  assert.equal(await status(h, "https://evilcorp.example/api/queues"), 403);
+  assert.equal(await status(h, "https://ops.example.com.evil.example/api/queues"), 403);
+  assert.equal(await status(h, "http://localhost:1234/api/queues"), 200, "loopback names stay allowed");
+  assert.equal(await status(dashboard(q), "https://ops.example.com/"), 403, "by default only loopback");
+  assert.equal(await status(dashboard(q, { allowedHosts: true }), "https://anything.example/"), 200);
+  assert.throws(
+    () => dashboard(q, { allowedHosts: "ops.example.com" }),
+    /options\.allowedHosts must be true or an array/,
+  );
+  assert.throws(
+    () => dashboard(q, { allowedHosts: ["ops.example.com/path"] }),
+    /options\.allowedHosts: "ops\.example\.com\/path" is not a host name/,
+  );
+  assert.throws(() => dashboard(q, { allowedHosts: [""] }), /options\.allowedHosts/);
+});
+
+test("an internal error's text never reaches the viewer: a 500 says internal error and an id; onerror gets it, redacted", async () => {
+  const q = await queue();
+  const failing = {
+    name: "orders",
+    stats: () => Promise.reject(new Error("no connection to redis://:S3cret@127.0.0.1:1 within 5000 ms")),
+    get: () => Promise.reject("redis://user:S3cret@10.0.0.1 said no"),
+    pending: q.pending.bind(q),
+    inFlight: q.inFlight.bind(q),
+    deadLetters: q.deadLetters.bind(q),
+  };
+  const logged = [];
+  const handler = dashboard(failing, { onerror: (error, id) => logged.push({ error, id }) });
+  for (const path of ["/api/queues/orders/stats", "/api/queues/orders/item?id=x"]) {
+    const r = await get(handler, path);
+    assert.equal(r.status, 500);
+    const body = await r.text();
+    assert.ok(!body.includes("S3cret") && !body.includes("redis://") && !body.includes("connection"), body);
+    const { error, id } = JSON.parse(body);
+    assert.match(error, /^internal error \(id [0-9a-f]{8}/);
+    assert.equal(logged.at(-1).id, id);
+  }
+  assert.match(logged[0].error.message, /no connection to redis:\/\/:\*\*\*@127\.0\.0\.1:1/);
+  assert.ok(!String(logged[0].error.stack).includes("S3cret"));
+  assert.equal(logged[1].error, "redis://user:***@10.0.0.1 said no");
+  assert.throws(() => dashboard(q, { onerror: "log" }), /options\.onerror must be a function/);
+});
+
+test("values hidden: nothing of a value is served, `raw` (a record that does not read as JSON) included", async () => {
+  const unreadable = {
+    id: "weird",
+    state: "dead",
+    value: undefined,
+    raw: "{card: 4111-secret",
+    deadline: 1,
+    attempt: 1,
+    reason: "malformed record",
+    diedAt: 2,
+  };
+  const stub = {
+    name: "orders",
+    stats: async () => ({ pending: 0, inFlight: 0, dead: 1 }),
+    get: async () => unreadable,
+    pending: async () => ({ items: [{ ...unreadable, state: "pending" }], next: undefined }),
+    inFlight: async () => ({ items: [{ ...unreadable, state: "inFlight" }], next: undefined }),
+    deadLetters: async () => ({ items: [unreadable], next: undefined }),
+  };
+  const hidden = dashboard(stub);
+  for (const path of ["pending", "inflight", "dead", "dead?order=newest", "item?id=weird"]) {
+    const body = await (await get(hidden, `/api/queues/orders/${path}`)).text();
+    assert.ok(!body.includes("4111") && !body.includes('"raw"'), `${path}: ${body}`);
+  }
+  const shown = await (await get(dashboard(stub, { values: true }), "/api/queues/orders/dead")).json();
+  assert.equal(shown.items[0].raw, "{card: 4111-secret", "with values: true, raw is shown");
+});
+
+test("an auth hook: what it decided is the answer (403 saying so), and /api/queues tells each viewer whether it may change", async () => {
+  const q = await queue();
+  const handler = dashboard(q, {
+    auth: (request, { write }) => {
+      const who = request.headers.get("cookie");
+      return who === "session=admin" || (who === "session=viewer" && !write);
+    },
+  });
+  const viewer = { cookie: "session=viewer" };
+  const admin = { cookie: "session=admin" };
+  assert.equal((await (await get(handler, "/api/queues", viewer)).json()).write, false);
+  assert.equal((await (await get(handler, "/api/queues", admin)).json()).write, true);
+  assert.equal((await (await get(handler, "/api/session", viewer)).json()).write, false);
+  const refused = await post(handler, "/api/queues/orders/purge", {}, { ...viewer, "x-tarry-token": "" });
+  assert.equal(refused.status, 403);
+  assert.deepEqual(await refused.json(), { error: "the auth hook refused this change" });
+  assert.equal((await q.stats()).dead, 2);
+  const done = await post(handler, "/api/queues/orders/purge", {}, { ...admin, "x-tarry-token": "" });
+  assert.deepEqual(await done.json(), { removed: 2 });
+  // With a token too: a change needs both; the token's refusal is the token's message.
+  const both = dashboard(q, { token: TOKEN, auth: (request) => request.headers.get("cookie") === "session=admin" });
+  const noToken = await post(both, "/api/queues/orders/pause", {}, { ...admin, "x-tarry-token": "wrong-token" });
+  assert.deepEqual([noToken.status, (await noToken.json()).error], [401, "the token is missing or wrong"]);
+  const hookSaysNo = await post(both, "/api/queues/orders/pause", {}, { cookie: "session=viewer" });
+  assert.equal(hookSaysNo.status, 403);
+  assert.equal((await q.stats()).paused, false);
+});
+
+test("a script's change: the token as a bearer header, no Origin; still refused from another origin or on a cookie alone", async () => {
+  const q = await queue();
+  const handler = dashboard(q, { token: TOKEN });
+  const script = (headers) =>
+    handler(
+      new Request(`${ORIGIN}/api/queues/orders/retry`, {
+        method: "POST",
+        headers: { "content-type": "application/json", ...headers },
+        body: JSON.stringify({ id: "dead-1" }),
+      }),
+    );
+  assert.equal((await script({ authorization: "Bearer wrong-token" })).status, 401);
+  assert.equal((await script({})).status, 403, "no token, no Origin");
+  assert.match((await (await script({})).json()).error, /Authorization: Bearer/);
+  assert.equal((await script({ authorization: `Bearer ${TOKEN}`, origin: "http://evil.test" })).status, 403);
+  assert.equal(
+    (await script({ authorization: `Bearer ${TOKEN}`, "sec-fetch-site": "cross-site", origin: ORIGIN })).status,
+    403,
+  );
+  assert.equal((await q.stats()).dead, 2, "nothing changed");
+  const ok = await script({ authorization: `Bearer ${TOKEN}` });
+  assert.deepEqual(await ok.json(), { done: true });
+  assert.deepEqual(await (await script({ "x-tarry-token": TOKEN })).json(), { done: false }, "the token header too");
+  // An auth hook alone (a cookie, which a browser sends by itself): no change without Origin.
+  const cookie = dashboard(q, { auth: () => true });
+  const r = await cookie(
+    new Request(`${ORIGIN}/api/queues/orders/pause`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: "{}",
+    }),
+  );
+  assert.equal(r.status, 403);
+  assert.equal((await q.stats()).paused, false);
+});
+
+test("dead letters newest first (order=newest), paged; in order of death by default", async () => {
+  const q = await DurableDelayQueue.open(new FakeStorage(), { name: "orders", maxAttempts: 1 });
+  for (let i = 0; i < 5; i++) {
+    await q.offer(i, 0, { id: `d${i}` });
+    await q.deliver(() => {
+      throw new Error(`failure ${i}`);
+    });
+  }
+  const handler = dashboard(q);
+  const ids = async (path) => await (await get(handler, path)).json();
+  assert.deepEqual(
+    (await ids("/api/queues/orders/dead")).items.map((i) => i.id),
+    ["d0", "d1", "d2", "d3", "d4"],
+  );
+  const first = await ids("/api/queues/orders/dead?order=newest&limit=3");
+  assert.deepEqual(
+    first.items.map((i) => i.id),
+    ["d4", "d3", "d2"],
+  );
+  const rest = await ids(`/api/queues/orders/dead?order=newest&limit=3&after=${first.next}`);
+  assert.deepEqual([rest.items.map((i) => i.id), rest.next], [["d1", "d0"], undefined]);
+  assert.equal((await get(handler, "/api/queues/orders/dead?order=sideways")).status, 400);
+  assert.equal((await get(handler, "/api/queues/orders/dead?order=newest&after=p1")).status, 400);
+});
+
+test("schedules: each one's rule, next and last run with its outcome, runs, skipped, catchUp, overlap; removed with the token", async (t) => {
+  const clock = manualClock(t);
+  const q = await DurableDelayQueue.open(new FakeStorage(), { name: "orders", maxAttempts: 1 });
+  await q.schedule("nightly", { cron: "0 2 * * *", timezone: "Europe/Berlin" }, { kind: "report", secret: "4111" });
+  await q.schedule("beat", { every: 60_000 }, { kind: "beat" }, { catchUp: "none", overlap: true, start: T0 + 1000 });
+  clock.advance(1000);
+  await q.deliver(() => {
+    throw new Error("beat failed");
+  });
+  const handler = dashboard(q, { token: TOKEN });
+  const got = await (await get(handler, "/api/queues/orders/schedules")).json();
+  assert.equal(got.total, 2);
+  assert.deepEqual(got.actions, ["unschedule"]);
+  const [beat, nightly] = got.schedules;
+  assert.deepEqual(
+    [beat.id, beat.rule, beat.every, beat.runs, beat.skipped, beat.catchUp, beat.overlap, beat.lastOutcome],
+    ["beat", "every 60000 ms", 60_000, 1, 0, "none", true, "failed"],
+  );
+  assert.match(beat.lastReason, /beat failed/);
+  assert.deepEqual([beat.lastRun, beat.nextRun], [T0 + 1000, T0 + 61_000]);
+  assert.deepEqual(
+    [nightly.id, nightly.rule, nightly.cron, nightly.timezone, nightly.runs, nightly.lastRun, nightly.lastOutcome],
+    ["nightly", "cron 0 2 * * * (Europe/Berlin)", "0 2 * * *", "Europe/Berlin", 0, undefined, undefined],
+  );
+  assert.equal(new Date(nightly.nextRun).getUTCMinutes(), 0);
+  assert.ok(!JSON.stringify(got).includes("4111"), "values hidden");
+  const withValues = await (await get(dashboard(q, { values: true }), "/api/queues/orders/schedules")).json();
+  assert.equal(withValues.schedules[1].value, '{"kind":"report","secret":"4111"}');
+  assert.equal((await post(dashboard(q), "/api/queues/orders/unschedule", { id: "beat" })).status, 403, "read-only");
+  assert.deepEqual(await (await post(handler, "/api/queues/orders/unschedule", { id: "beat" })).json(), { done: true });
+  assert.deepEqual(await (await post(handler, "/api/queues/orders/unschedule", { id: "beat" })).json(), {
+    done: false,
+  });
+  assert.deepEqual(
+    (await q.schedules()).map((s) => s.id),
+    ["nightly"],
+  );
 });

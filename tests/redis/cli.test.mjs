@@ -3,8 +3,11 @@
 import { after, before, test } from "node:test";
 import assert from "node:assert/strict";
 import { execFile, spawn } from "node:child_process";
+import http from "node:http";
+import net from "node:net";
 import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
+import { Redis } from "ioredis";
 import { RedisDelayQueue } from "tarry-queue/redis";
 import { startRedis } from "./redis-server.mjs";
 
@@ -36,8 +39,9 @@ after(async () => {
   await server?.stop();
 });
 
-const inspect = (...args) =>
-  run(process.execPath, [cli, "inspect", "--redis", server.url, "--name", "orders", ...args]);
+const inspectNamed = (name, ...args) =>
+  run(process.execPath, [cli, "inspect", "--redis", server.url, "--name", name, ...args]);
+const inspect = (...args) => inspectNamed("orders", ...args);
 
 test("inspect --json: counts, the next deadlines in order, the dead letters, no values", async () => {
   const { stdout } = await inspect("--json", "--limit", "2");
@@ -139,4 +143,172 @@ test("inspect --shards K: a queue over several shards, read across them; the wro
   } finally {
     await sharded.close();
   }
+});
+
+/** Starts `tarry-queue dashboard` with `args`; resolves with the child, its address and its stderr so far. */
+async function startDashboard(t, args) {
+  const child = spawn(process.execPath, [cli, "dashboard", "--port", "0", ...args], {
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  t.after(() => child.kill("SIGKILL"));
+  const err = { text: "" };
+  child.stderr.on("data", (d) => {
+    err.text += d;
+  });
+  const line = await new Promise((resolve, reject) => {
+    let out = "";
+    child.stdout.on("data", (d) => {
+      out += d;
+      if (out.includes("\n")) resolve(out.trim());
+    });
+    child.once("exit", (code) => reject(new Error(`exited with ${code}: ${err.text}`)));
+  });
+  const base = /(http:\/\/[^\s#]+\/)/.exec(line)[1];
+  return { child, base, err, port: Number(new URL(base).port) };
+}
+
+/** A GET with any Host header (fetch does not let one forge it). */
+function getWithHost(port, path, host) {
+  return new Promise((resolve, reject) => {
+    const req = http.get({ host: "127.0.0.1", port, path, headers: { host } }, (res) => {
+      let text = "";
+      res.on("data", (d) => {
+        text += d;
+      });
+      res.on("end", () => resolve({ status: res.statusCode, text }));
+    });
+    req.on("error", reject);
+  });
+}
+
+test("dashboard: a forged Host (DNS rebinding) gets 403 and nothing of the queue; --allowed-host adds a name", async (t) => {
+  const { base, port } = await startDashboard(t, [
+    "--redis",
+    server.url,
+    "--name",
+    "orders",
+    "--values",
+    "--allowed-host",
+    "queues.example",
+  ]);
+  for (const host of [`evil.example:${port}`, `queues.example.evil.example:${port}`]) {
+    const r = await getWithHost(port, "/api/queues/orders/pending", host);
+    assert.equal(r.status, 403, host);
+    assert.ok(!r.text.includes("4111") && !r.text.includes("order-1"), r.text);
+  }
+  for (const host of [`localhost:${port}`, `127.0.0.1:${port}`, `queues.example:${port}`]) {
+    const r = await getWithHost(port, "/api/queues/orders/pending", host);
+    assert.equal(r.status, 200, host);
+    assert.ok(r.text.includes("4111"), "--values shows the values to an allowed host");
+  }
+  assert.equal((await fetch(`${base}api/queues`)).status, 200);
+});
+
+test("a Redis password never reaches the terminal nor a viewer: inspect's stderr, the dashboard's 500 and its log", async (t) => {
+  const closed = await new Promise((resolve) => {
+    const s = net.createServer().listen(0, "127.0.0.1", () => {
+      const { port } = s.address();
+      s.close(() => resolve(port));
+    });
+  });
+  const url = `redis://:S3cret@127.0.0.1:${closed}`;
+  const started = Date.now();
+  await assert.rejects(run(process.execPath, [cli, "inspect", "--redis", url, "--name", "orders"]), (e) => {
+    assert.equal(e.code, 1);
+    assert.ok(!e.stderr.includes("S3cret") && !e.stdout.includes("S3cret"), e.stderr);
+    assert.match(e.stderr, /redis:\/\/:\*\*\*@127\.0\.0\.1/);
+    return true;
+  });
+  assert.ok(Date.now() - started < 20_000, "it fails within seconds");
+  const { base, err } = await startDashboard(t, ["--redis", url, "--name", "orders"]);
+  const r = await fetch(`${base}api/queues/orders/stats`);
+  const body = await r.text();
+  assert.equal(r.status, 500);
+  assert.ok(!body.includes("S3cret") && !body.includes("127.0.0.1"), body);
+  const { id } = JSON.parse(body);
+  const end = Date.now() + 10_000;
+  while (!err.text.includes(id) && Date.now() < end) await new Promise((resolve) => setTimeout(resolve, 50));
+  assert.ok(err.text.includes(id), "the log names the error's id");
+  assert.ok(!err.text.includes("S3cret"), err.text);
+});
+
+test("inspect --name of a queue never used: says so, lists the queues there, exits 1, and creates nothing", async () => {
+  await assert.rejects(inspectNamed("never-used"), (e) => {
+    assert.equal(e.code, 1);
+    assert.match(
+      e.stderr,
+      /no queue named "never-used" was ever used on redis:\/\/127\.0\.0\.1:\d+ \(prefix "tarry:"\)/,
+    );
+    assert.match(e.stderr, /the queues there: .*\borders\b/);
+    return true;
+  });
+  await assert.rejects(inspectNamed("never-used", "--shards", "3"), (e) => e.code === 1);
+  const probe = new Redis(server.url);
+  try {
+    assert.deepEqual(await probe.keys("*never-used*"), [], "the check wrote nothing");
+  } finally {
+    probe.disconnect();
+  }
+});
+
+test("values hidden: a record that does not read as JSON is served without its text (raw)", async (t) => {
+  const odd = new RedisDelayQueue({ redis: server.url, name: "odd", maxAttempts: 1 });
+  t.after(() => odd.close());
+  await odd.offer("fine", 0, { id: "fine" });
+  const raw = new Redis(server.url);
+  t.after(() => raw.disconnect());
+  await raw.hset(odd.keys.items, "weird", "not a record: card 4111-9999");
+  await raw.zadd(odd.keys.pending, 0, `${"0".repeat(16)}weird`);
+  // A record that reads, whose value is not JSON: the consumer buries it as it takes it.
+  await odd.offer("v", 0, { id: "badvalue" });
+  const record = await raw.hget(odd.keys.items, "badvalue");
+  await raw.hset(odd.keys.items, "badvalue", record.replace(/"v"$/, "card-4111-8888"));
+  await (await odd.take()).ack(); // the take script buries the unreadable record as it passes
+  assert.equal(await odd.take({ timeout: 1000 }), undefined, "the bad value is buried, not handed out");
+  const dead = await odd.deadLetters();
+  const byId = Object.fromEntries(dead.items.map((d) => [d.id, d]));
+  assert.equal(byId.weird.raw, "not a record: card 4111-9999", "the engine keeps the text");
+  assert.equal(byId.badvalue.raw, "card-4111-8888");
+  assert.ok(!byId.badvalue.reason.includes("4111"), `the reason quotes no value: ${byId.badvalue.reason}`);
+  const { base } = await startDashboard(t, ["--redis", server.url, "--name", "odd"]);
+  for (const path of ["dead", "dead?order=newest", "item?id=weird", "item?id=badvalue"]) {
+    const body = await (await fetch(`${base}api/queues/odd/${path}`)).text();
+    assert.match(body, /weird|badvalue/);
+    assert.ok(!body.includes("4111") && !body.includes('"raw"'), `${path}: ${body}`);
+  }
+});
+
+test("inspect shows the schedules: rule, next and last run with its outcome, runs, skipped, catchUp, overlap (and --json)", async (t) => {
+  const sched = new RedisDelayQueue({ redis: server.url, name: "reports", maxAttempts: 1 });
+  t.after(() => sched.close());
+  await sched.schedule("nightly", { cron: "0 2 * * *", timezone: "America/New_York" }, { kind: "report" });
+  await sched.schedule("beat", { every: 100 }, { kind: "beat", card: "4111" }, { overlap: true, catchUp: "none" });
+  const job = await sched.take();
+  assert.equal(job.schedule, "beat");
+  await job.nack({ reason: new Error("beat failed") });
+  const r = JSON.parse((await inspectNamed("reports", "--json")).stdout);
+  assert.equal(r.scheduleCount, 2);
+  const [beat, nightly] = r.schedules;
+  assert.deepEqual(
+    [beat.id, beat.rule, beat.every, beat.runs, beat.catchUp, beat.overlap, beat.lastRun, beat.lastOutcome],
+    ["beat", "every 100 ms", 100, 1, "none", true, job.deadline, "failed"],
+  );
+  assert.match(beat.lastReason, /beat failed/);
+  assert.ok(beat.nextRun > beat.lastRun);
+  assert.deepEqual(
+    [nightly.id, nightly.cron, nightly.timezone, nightly.runs, nightly.lastRun ?? null, nightly.lastOutcome ?? null],
+    ["nightly", "0 2 * * *", "America/New_York", 0, null, null],
+  );
+  assert.ok(!JSON.stringify(r).includes("4111"), "no values");
+  const lines = (await inspectNamed("reports")).stdout.split("\n");
+  const at = lines.indexOf("schedules (2 of 2):");
+  assert.ok(at > 0, lines.join("\n"));
+  assert.match(
+    lines[at + 1],
+    /^ {2}"beat" {2}every 100 ms; next (in|.* ago).*; last .* ago: failed \(Error: beat failed\); runs 1, skipped \d+; catchUp none, overlap yes$/,
+  );
+  assert.match(
+    lines[at + 2],
+    /^ {2}"nightly" {2}cron 0 2 \* \* \* \(America\/New_York\); next in .*; never run; runs 0, skipped 0; catchUp one, overlap no$/,
+  );
 });

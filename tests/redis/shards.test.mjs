@@ -272,7 +272,7 @@ test("events across shards: this process's, and with observe: true every process
   const { dashboard } = await import("tarry-queue/dashboard");
   const handler = dashboard(q);
   await q.offerMany(ids.map((id, i) => ({ id, value: id, delayMs: 60_000 + 1000 * i })));
-  const page = await (await handler(new Request(`http://x/api/queues/${q.name}/pending?limit=2`))).json();
+  const page = await (await handler(new Request(`http://localhost/api/queues/${q.name}/pending?limit=2`))).json();
   assert.deepEqual(
     page.items.map((i) => i.id),
     ids.slice(0, 2),

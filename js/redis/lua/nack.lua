@@ -1,7 +1,8 @@
 --[[ nack: not done: the item comes back after a delay from the call, or goes to the dead
   letters if this was its last attempt.
   KEYS: the queue's keys (includes/keys.lua)
-  ARGV: channel, stamp, tolerance, id, token, delay (ms), maxAttempts, reason
+  ARGV: channel, stamp, tolerance, id, token, delay (ms), maxAttempts, reason, stack ('' for none:
+    kept beside the reason when the item dies)
   Reply: now, outcome (0 the lease was not held, 1 back in the queue, 2 dead-lettered; counted
     in meta and told to observers), head, 1 if the sequence counter was found gone while
     records remained
@@ -16,7 +17,7 @@ local r = leased_by(id, ARGV[5])
 if r == nil then return { fmt(now), 0, head() or false } end
 redis.call('ZREM', leased, id)
 if r.attempt >= tonumber(ARGV[7]) then
-  bury(id, r, now, ARGV[8])
+  bury(id, r, now, ARGV[8], nil, ARGV[9])
   count('dead')
   tell('dead', 'id', id, 'reason', ARGV[8])
   return { fmt(now), 2, head() or false }

@@ -8,7 +8,7 @@
 --   leased   ZSET    member id, score lease expiry: items handed to a consumer, not yet acked
 --   dead     ZSET    member id, score time of death: the dead letters
 --   seq      STRING  the counter behind seqs and delivery tokens
---   reasons  HASH    id -> JSON { reason, raw? } for each dead letter
+--   reasons  HASH    id -> JSON { reason, raw?, stack? } for each dead letter
 --   meta     HASH    the queue's own state: paused (present while paused), the counts of every
 --                    process's deliveries and outcomes, and their lateness histogram
 --                    (includes/meta.lua)

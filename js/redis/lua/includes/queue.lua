@@ -51,15 +51,17 @@ local function unlink(id, r) -- luacheck: ignore 211
 end
 
 -- Moves id to the dead letters at now (a time as clock() gives it). r is nil for a record
--- that could not be read: what was there is kept as raw text beside the reason.
-local function bury(id, r, now, reason, raw) -- luacheck: ignore 211
+-- that could not be read: what was there is kept as raw text beside the reason; a stack
+-- (of the handler's error) is kept beside it too, when one is given ('' is none).
+local function bury(id, r, now, reason, raw, stack) -- luacheck: ignore 211
   if r == nil then
     r = { seq = hex(0), deadline = fmt(now), attempt = 0, value = 'null' }
   end
   r.state, r.token = 'd', ''
   save(id, r)
   redis.call('ZADD', dead, fmt(now), id)
-  redis.call('HSET', reasons, id, cjson.encode({ reason = reason, raw = raw }))
+  if stack == '' then stack = nil end
+  redis.call('HSET', reasons, id, cjson.encode({ reason = reason, raw = raw, stack = stack }))
 end
 
 -- The record of id if the delivery with this token still holds its lease, else nil.
