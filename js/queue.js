@@ -9,7 +9,7 @@
 // out: the deadlines are checked against the clock, and the timer is armed again.
 //
 // Where things live (see ARCHITECTURE.md): the deadlines, their order and the handles in
-// wasm (src/binding.rs over the Rust core); the values in a JS array by slot (slots.js),
+// wasm (src/binding/ over the Rust core); the values in a JS array by slot (slots.js),
 // so only numbers cross into wasm; the timer, the clock and both halves in a Timeline
 // (timeline.js). This file holds what a DelayQueue adds: waiting takes and puts, served in
 // call order, and the API.

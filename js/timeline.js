@@ -1,5 +1,5 @@
 // Timeline: the items of one DelayQueue or Scheduler on its clock, and what both need to
-// keep them: the deadlines in wasm (`Deadlines`, src/binding.rs: order, handles, when the
+// keep them: the deadlines in wasm (`Deadlines`, src/binding/mod.rs: order, handles, when the
 // timer should fire), the values in a slot table (slots.js), the one host timer (timer.js)
 // and the clock (clock.js). Offering, cancelling and rescheduling by handle, the figures,
 // and closing are written here once for both.

@@ -27,6 +27,15 @@
 /// Bits of a handle that hold its slot; the generation sits above them.
 pub(crate) const SLOT_BITS: u32 = 26;
 
+/// The bits of a handle that hold its slot.
+pub(crate) const SLOT_MASK: u64 = (1 << SLOT_BITS) - 1;
+
+/// The slot of a handle (its low bits), live or not.
+#[inline(always)]
+pub(crate) fn slot_in(handle: u64) -> u32 {
+    (handle & SLOT_MASK) as u32
+}
+
 /// The highest generation (27 bits); generations run 1 ..= MAX_GENERATION, then round to 1.
 pub(crate) const MAX_GENERATION: u32 = (1 << 27) - 1;
 
@@ -181,7 +190,7 @@ impl<V, const ARITY: usize> Heap<V, ARITY> {
     /// The live slot a handle names, if it is still live.
     #[inline]
     pub fn slot_of(&self, handle: u64) -> Option<u32> {
-        let slot = (handle & ((1 << SLOT_BITS) - 1)) as u32;
+        let slot = slot_in(handle);
         let generation = handle >> SLOT_BITS;
         if slot as usize >= self.slots.len() || generation > u64::from(MAX_GENERATION) {
             return None;

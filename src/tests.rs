@@ -5,9 +5,8 @@ use std::rc::Rc;
 
 use proptest::prelude::*;
 
-use crate::heap::{MAX_GENERATION, SLOT_BITS};
+use crate::heap::{MAX_GENERATION, SLOT_BITS, SLOT_MASK};
 
-const SLOT_MASK: u64 = (1 << SLOT_BITS) - 1;
 use crate::{DelayQueue, Handle, ManualClock, Refusal};
 
 type Q<T> = DelayQueue<T, Rc<ManualClock>>;

@@ -16,16 +16,20 @@
 //! small integer does not. `slotMask` tells the slot table, the only JS that knows slots,
 //! which bits of a handle are its slot.
 //!
+//! The global allocator of the wasm build, and how it grows the memory, is [`growth`].
+//!
 //! Time: each call that needs it is handed `now`, read by the JS face from its one clock;
 //! the binding keeps the latest such reading (a [`ManualClock`] moved forward), so that
 //! anything due by a time it was told about counts as due.
+
+mod growth;
 
 use std::rc::Rc;
 
 use serde::Serialize;
 use wasm_bindgen::prelude::*;
 
-use crate::heap::SLOT_BITS;
+use crate::heap::{slot_in, SLOT_MASK};
 use crate::{DelayQueue, Driver, Handle, ManualClock, Refusal, MAX_ITEMS};
 
 /// Why an offer was refused, as `offer` returns it in place of a handle. Handles are at
@@ -87,10 +91,10 @@ fn raw(handle: Handle) -> f64 {
     handle.into_raw() as f64
 }
 
-/// The slot of a handle the core gave out (its low bits).
+/// The slot of a handle the core gave out (heap.rs knows which bits).
 #[inline]
 fn slot(handle: Handle) -> i32 {
-    (handle.into_raw() & ((1 << SLOT_BITS) - 1)) as i32
+    slot_in(handle.into_raw()) as i32
 }
 
 #[wasm_bindgen]
@@ -114,7 +118,7 @@ impl Deadlines {
     /// The bits of a handle that are its slot (`handle & slotMask`).
     #[wasm_bindgen(js_name = slotMask)]
     pub fn slot_mask() -> u32 {
-        (1 << SLOT_BITS) - 1
+        SLOT_MASK as u32
     }
 
     /// Offers an item due at `deadline`; its handle, or a [`Refused`] value (below 0).
