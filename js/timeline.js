@@ -172,12 +172,19 @@ export class Timeline {
   stats(takers) {
     const d = this.deadlines;
     if (d === null) return { ...CLOSED_STATS };
+    // In the order Deadlines#figures gives them.
+    const [wakes, earlyWakes, delivered, latenessP50, latenessP99, latenessMax] = d.figures();
     return {
       size: d.size,
       takers,
       timersArmed: this.timer.armed ? 1 : 0,
       timerArms: this.timer.arms,
-      ...d.figures(),
+      wakes,
+      earlyWakes,
+      delivered,
+      latenessP50,
+      latenessP99,
+      latenessMax,
     };
   }
 
