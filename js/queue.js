@@ -177,6 +177,11 @@ export class DelayQueue extends Emitter {
   offer(value, delayMs, opts) {
     checkValue(value);
     checkMs(delayMs, "delayMs");
+    const tl = this.#tl;
+    // The plain offer (no id, no take waiting, no `expired` listener) needs none of
+    // #insert's cases; kept this short, V8 inlines it whole, and the deadline never becomes
+    // a heap-allocated number on its way into wasm.
+    if (opts === undefined && this.#takers.size === 0 && !tl.watching) return tl.offer(value, tl.clock.now() + delayMs);
     const { id, ifExists } = offerOptions(opts, "offer()");
     return this.#offerChecked(value, delayMs, id, ifExists);
   }
