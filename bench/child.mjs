@@ -8,6 +8,7 @@
 // Prints one JSON line. Every workload uses the same seeded random numbers for every
 // implementation.
 
+import v8 from "node:v8";
 import { growth } from "./workloads/growth.mjs";
 import { IMPLS } from "./impls.mjs";
 import { median } from "./numbers.mjs";
@@ -139,13 +140,85 @@ async function drainTimers(make, n) {
   return { ms: t1 - t0, ordered: complete(order, count, n) && inversions(order, count, lo, hi1) === 0 };
 }
 
+/**
+ * Calls into wasm while `f` runs: tarry's wasm-bindgen glue (dist/tarry.js, the module
+ * tarry-queue loads) makes one call into wasm per method or getter, so each is wrapped with
+ * a counter for the while. 0 for an implementation without wasm.
+ */
+async function wasmCalls(implId, f) {
+  if (implId !== "tarry") {
+    f();
+    return 0;
+  }
+  const { Deadlines } = await import("../dist/tarry.js");
+  const proto = Deadlines.prototype;
+  const saved = Object.getOwnPropertyDescriptors(proto);
+  let calls = 0;
+  for (const [name, d] of Object.entries(saved)) {
+    if (name === "constructor") continue;
+    const counted = (g) =>
+      function (...args) {
+        calls++;
+        return g.apply(this, args);
+      };
+    if (typeof d.value === "function") Object.defineProperty(proto, name, { ...d, value: counted(d.value) });
+    else if (d.get) Object.defineProperty(proto, name, { ...d, get: counted(d.get) });
+  }
+  try {
+    f();
+  } finally {
+    for (const [name, d] of Object.entries(saved)) Object.defineProperty(proto, name, d);
+  }
+  return calls;
+}
+
+/**
+ * What one offer costs besides its time, at N pending: bytes allocated on the JS heap and
+ * calls into wasm. Bytes: N offered, the last 5 windows of N/10 (at most 1000) cancelled,
+ * then offered again window by window, each after a full GC, and the heap's growth read (no
+ * scavenge fits in so few bytes); the slots freed are reused, so no array grows and what is
+ * left is what each offer allocates itself. Median of the 5 windows.
+ */
+async function offerCost(make, implId, n, delays) {
+  const window = Math.min(1000, Math.floor(n / 10));
+  // The loop optimised first, as the timed one is: unoptimised code boxes numbers itself.
+  warm(() => {
+    const scratch = make();
+    offerRange(scratch, 0, window, delays, []);
+    scratch.close?.();
+  });
+  const q = make();
+  const handles = new Array(n);
+  offerRange(q, 0, n, delays, handles);
+  const start = n - 5 * window;
+  for (let i = start; i < n; i++) q.cancel(handles[i]);
+  const bytes = [];
+  for (let from = start; from < n; from += window) {
+    globalThis.gc();
+    const before = heapUsed();
+    offerRange(q, from, from + window, delays, handles);
+    bytes.push((heapUsed() - before) / window);
+  }
+  const calls = await wasmCalls(implId, () => q.cancel(q.offer(-1, delays[0])));
+  q.close?.();
+  return { heapBytes: median(bytes), wasmCalls: calls / 2 };
+}
+
+/** Offers items from..to-1, item i due in delays[i], its handle in handles[i]. */
+function offerRange(q, from, to, delays, handles) {
+  for (let i = from; i < to; i++) handles[i] = q.offer(i, delays[i]);
+}
+
+/** Bytes in use on the JS heap, every space. */
+const heapUsed = () => v8.getHeapSpaceStatistics().reduce((s, x) => s + x.space_used_size, 0);
+
 /** Runs `f` at least twice and for at least `ms` milliseconds. */
 function warm(f, ms = 200) {
   const end = now() + ms;
   for (let i = 0; i < 2 || now() < end; i++) f();
 }
 
-async function ops(make, n, isTimeouts) {
+async function ops(make, n, isTimeouts, implId) {
   const delays = uniform(n, HOUR, 2 * HOUR, 1);
   const past = uniform(n, -2 * HOUR, -HOUR, 2);
   const victims = sample(n, n >> 1, rng(3));
@@ -199,6 +272,7 @@ async function ops(make, n, isTimeouts) {
     drain: rate(n, median(poll)),
     drainBatch: batch.length ? rate(n, median(batch)) : null,
     offerMany: many.length ? rate(n, median(many)) : null,
+    offerCost: await offerCost(make, implId, n, delays),
     ordered,
     reps,
   };
@@ -307,7 +381,7 @@ switch (task) {
     out = await mem(make, Number(a));
     break;
   case "ops":
-    out = await ops(make, Number(a), implId === "setTimeout");
+    out = await ops(make, Number(a), implId === "setTimeout", implId);
     break;
   case "churn":
     out = await churn(make, Number(a), Number(b));

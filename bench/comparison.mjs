@@ -9,6 +9,8 @@ import { median, pow10 } from "./numbers.mjs";
 import { javaChild, nodeChild } from "./processes.mjs";
 
 export const OPS = ["offer", "offerMany", "cancel", "drain", "drainBatch"];
+/** What an offer costs besides time (bench/child.mjs offerCost): JS heap bytes, calls into wasm. */
+const COSTS = ["offerHeapBytes", "offerWasmCalls"];
 
 const rotate = (xs, k) => xs.map((_, i) => xs[(i + k) % xs.length]);
 
@@ -17,7 +19,13 @@ export async function measureComparison(c, log) {
   const js = Object.fromEntries(
     JS_IMPLS.map((id) => [
       id,
-      { ...Object.fromEntries(OPS.map((k) => [k, {}])), mem: {}, churn: [], expiry: [], ordered: true },
+      {
+        ...Object.fromEntries([...OPS, ...COSTS].map((k) => [k, {}])),
+        mem: {},
+        churn: [],
+        expiry: [],
+        ordered: true,
+      },
     ]),
   );
   for (let r = 0; r < c.memRounds; r++) {
@@ -34,6 +42,8 @@ export async function measureComparison(c, log) {
         log(`round ${r + 1}/${c.rounds} offer/cancel/drain N=${pow10(n)} ${id}`);
         const o = await nodeChild("ops", id, [n]);
         for (const k of OPS) (js[id][k][n] ??= []).push(o[k]);
+        (js[id].offerHeapBytes[n] ??= []).push(o.offerCost.heapBytes);
+        (js[id].offerWasmCalls[n] ??= []).push(o.offerCost.wasmCalls);
         if (id !== "setTimeout") js[id].ordered &&= o.ordered;
       }
     }
@@ -67,7 +77,7 @@ export function summariseComparison(c, { js, java }) {
   const summary = {};
   for (const id of JS_IMPLS) {
     const s = (summary[id] = {});
-    for (const k of [...OPS, "mem"]) s[k] = Object.fromEntries(c.sizes.map((n) => [n, median(js[id][k][n])]));
+    for (const k of [...OPS, ...COSTS, "mem"]) s[k] = Object.fromEntries(c.sizes.map((n) => [n, median(js[id][k][n])]));
     s.churn = median(js[id].churn);
     const ex = js[id].expiry;
     s.expiry = {

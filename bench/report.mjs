@@ -13,7 +13,7 @@ function ratio(summary, metric, id, n) {
   const t = n === undefined ? summary.tarry[metric] : summary.tarry[metric][n];
   const p = n === undefined ? summary[id][metric] : summary[id][metric][n];
   if (!(t > 0 && p > 0)) return null;
-  return metric === "mem" ? p / t : t / p;
+  return metric === "mem" || metric === "offerHeapBytes" ? p / t : t / p;
 }
 
 export function comparisonTables(c, summary) {
@@ -23,15 +23,18 @@ export function comparisonTables(c, summary) {
     `| workload | N | ${ids.map((id) => LABELS[id]).join(" | ")} |`,
     `| --- | --- | ${ids.map(() => "---:").join(" | ")} |`,
   ];
-  const row = (name, metric, n, unit = "") => {
+  const row = (name, metric, n, unit = "", compared = true) => {
     const cells = ids.map((id) => {
       const v = n === undefined ? summary[id][metric] : summary[id][metric]?.[n];
+      if (!compared) return v == null ? "–" : String(v);
       return cell(v, id === "tarry" ? null : ratio(summary, metric, id, n), unit);
     });
     const size = n === undefined ? `${pow10(c.churn.pending)} + ${pow10(c.churn.steps)}` : pow10(n);
     lines.push(`| ${name} | ${size} | ${cells.join(" | ")} |`);
   };
   for (const n of c.sizes) row("offer, ops/s", "offer", n);
+  for (const n of c.sizes) row("offer: JS heap bytes allocated per offer", "offerHeapBytes", n, " B");
+  for (const n of c.sizes) row("offer: calls into wasm per offer", "offerWasmCalls", n, "", false);
   for (const n of c.sizes) row("offer: one offerMany() call, items/s", "offerMany", n);
   for (const n of c.sizes) row("cancel, ops/s", "cancel", n);
   for (const n of c.sizes) row("drain: poll() per item, ops/s", "drain", n);
@@ -267,6 +270,8 @@ function notes(meta, java) {
     c &&
       "Offers are due in [1 h, 2 h]; cancel removes N/2 random handles; drain takes N items already due, order checked.",
     c && "setTimeout/item has no poll(): its drain row is the event loop firing N already-due timers.",
+    c &&
+      "What an offer costs besides time, at N pending, on the optimised offer loop: JS heap bytes allocated (the heap's growth over windows of 1000 offers after a full GC, median of 5 windows, so a values array's occasional doubling is left out; a boxed number is 12-16 B) and calls into wasm (tarry's wasm-bindgen glue methods, counted while one offer runs). tarry's wasm side allocates only as its arrays grow (the first chunk doubles up to 4096 entries, then one 4096-entry chunk at a time).",
     c &&
       "Early = handed out before performance.now() reached the item's deadline. Node starts a timer's countdown at the event loop's cached time, so setTimeout/item fires timers set late in one synchronous burst early; the one-timer designs re-check the clock.",
     java &&

@@ -9,7 +9,7 @@
 // out: the deadlines are checked against the clock, and the timer is armed again.
 //
 // Where things live (see ARCHITECTURE.md): the deadlines, their order and the handles in
-// wasm (src/binding.rs over the Rust core); the values in a JS array by slot (slots.js),
+// wasm (src/binding/ over the Rust core); the values in a JS array by slot (slots.js),
 // so only numbers cross into wasm; the timer, the clock and both halves in a Timeline
 // (timeline.js). This file holds what a DelayQueue adds: waiting takes and puts, served in
 // call order, and the API.
@@ -177,6 +177,11 @@ export class DelayQueue extends Emitter {
   offer(value, delayMs, opts) {
     checkValue(value);
     checkMs(delayMs, "delayMs");
+    const tl = this.#tl;
+    // The plain offer (no id, no take waiting, no `expired` listener) needs none of
+    // #insert's cases; kept this short, V8 inlines it whole, and the deadline never becomes
+    // a heap-allocated number on its way into wasm.
+    if (opts === undefined && this.#takers.size === 0 && !tl.watching) return tl.offer(value, tl.clock.now() + delayMs);
     const { id, ifExists } = offerOptions(opts, "offer()");
     return this.#offerChecked(value, delayMs, id, ifExists);
   }

@@ -1,5 +1,5 @@
 // Timeline: the items of one DelayQueue or Scheduler on its clock, and what both need to
-// keep them: the deadlines in wasm (`Deadlines`, src/binding.rs: order, handles, when the
+// keep them: the deadlines in wasm (`Deadlines`, src/binding/mod.rs: order, handles, when the
 // timer should fire), the values in a slot table (slots.js), the one host timer (timer.js)
 // and the clock (clock.js). Offering, cancelling and rescheduling by handle, the figures,
 // and closing are written here once for both.
@@ -172,12 +172,19 @@ export class Timeline {
   stats(takers) {
     const d = this.deadlines;
     if (d === null) return { ...CLOSED_STATS };
+    // In the order Deadlines#figures gives them.
+    const [wakes, earlyWakes, delivered, latenessP50, latenessP99, latenessMax] = d.figures();
     return {
       size: d.size,
       takers,
       timersArmed: this.timer.armed ? 1 : 0,
       timerArms: this.timer.arms,
-      ...d.figures(),
+      wakes,
+      earlyWakes,
+      delivered,
+      latenessP50,
+      latenessP99,
+      latenessMax,
     };
   }
 

@@ -3,7 +3,7 @@
 # `npm run test:quick`):
 #   1. tsc --checkJs over js/ (tsconfig.json), against the binding's own types: the .d.ts that
 #      wasm-bindgen generates for dist/tarry.js, so that a renamed or changed method of
-#      src/binding.rs fails here in the face that calls it;
+#      src/binding/mod.rs fails here in the face that calls it;
 #   2. the hand-written public .d.ts against the JS, export by export and signature by
 #      signature (tests/types/surface.test.mjs).
 # TypeScript comes from tests/types/ (its own lockfile; scripts/setup-consumers.sh).

@@ -7,7 +7,7 @@
 //! moves, so the memory a big queue holds tracks its size: at most one partly used chunk
 //! and one spare. Chunks start on a 64-byte boundary, which lets the heap keep each
 //! node's four 16-byte children in one cache line. Indexing costs a shift, a mask and a
-//! load more than a `Vec`. (How the wasm memory under the allocator grows: `growth.rs`.)
+//! load more than a `Vec`. (How the wasm memory under the allocator grows: `binding/growth.rs`.)
 
 use std::alloc::{self, Layout};
 use std::ptr::NonNull;

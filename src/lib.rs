@@ -25,12 +25,10 @@ mod queue;
 #[cfg(all(test, not(target_arch = "wasm32")))]
 mod tests;
 
-// The wasm-bindgen binding is for JS hosts (wasm32-unknown-unknown); the WASI component
-// (component/) builds the core alone.
+// The wasm-bindgen binding (and the wasm build's allocator under it) is for JS hosts
+// (wasm32-unknown-unknown); the WASI component (component/) builds the core alone.
 #[cfg(all(target_arch = "wasm32", target_os = "unknown"))]
 mod binding;
-#[cfg(all(target_arch = "wasm32", target_os = "unknown"))]
-mod growth;
 
 #[cfg(not(target_arch = "wasm32"))]
 pub use clock::SystemClock;

@@ -5,9 +5,8 @@ use std::rc::Rc;
 
 use proptest::prelude::*;
 
-use crate::heap::{MAX_GENERATION, SLOT_BITS};
+use crate::heap::{MAX_GENERATION, SLOT_BITS, SLOT_MASK};
 
-const SLOT_MASK: u64 = (1 << SLOT_BITS) - 1;
 use crate::{DelayQueue, Handle, ManualClock, Refusal};
 
 type Q<T> = DelayQueue<T, Rc<ManualClock>>;
@@ -780,5 +779,28 @@ proptest! {
         heap_agrees_with_the_model::<2>(&ops)?;
         heap_agrees_with_the_model::<4>(&ops)?;
         heap_agrees_with_the_model::<8>(&ops)?;
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: cases(300), ..ProptestConfig::default() })]
+
+    /// The crate's one sort (a heapsort) against the standard library's, on keys with many
+    /// equal deadlines, -0.0 beside 0.0 among them: earlier deadline first, then lower seq.
+    #[test]
+    fn the_sort_orders_as_the_heap_does(keys in proptest::collection::vec((0u8..6, 0u32..1000), 0..200)) {
+        let mut entries: Vec<crate::heap::Entry> = keys
+            .iter()
+            .enumerate()
+            .map(|(i, &(d, _))| crate::heap::Entry {
+                deadline: if d == 0 { -0.0 } else { f64::from(d - 1) },
+                seq: i as u32 * 7 % 1009,
+                slot: i as u32,
+            })
+            .collect();
+        let mut model = entries.clone();
+        model.sort_by(|a, b| (a.deadline + 0.0).total_cmp(&(b.deadline + 0.0)).then(a.seq.cmp(&b.seq)));
+        crate::heap::sort(&mut entries);
+        prop_assert_eq!(entries.iter().map(|e| e.slot).collect::<Vec<_>>(), model.iter().map(|e| e.slot).collect::<Vec<_>>());
     }
 }

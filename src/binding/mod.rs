@@ -16,16 +16,19 @@
 //! small integer does not. `slotMask` tells the slot table, the only JS that knows slots,
 //! which bits of a handle are its slot.
 //!
+//! The global allocator of the wasm build, and how it grows the memory, is [`growth`].
+//!
 //! Time: each call that needs it is handed `now`, read by the JS face from its one clock;
 //! the binding keeps the latest such reading (a [`ManualClock`] moved forward), so that
 //! anything due by a time it was told about counts as due.
 
+mod growth;
+
 use std::rc::Rc;
 
-use serde::Serialize;
 use wasm_bindgen::prelude::*;
 
-use crate::heap::SLOT_BITS;
+use crate::heap::{slot_in, SLOT_MASK};
 use crate::{DelayQueue, Driver, Handle, ManualClock, Refusal, MAX_ITEMS};
 
 /// Why an offer was refused, as `offer` returns it in place of a handle. Handles are at
@@ -51,19 +54,6 @@ impl From<Refusal> for Refused {
 /// What calls that hand an item out return when there is none: never a slot.
 const NO_SLOT: i32 = -1;
 
-/// Figures of a queue that its `stats` getter shows beside the JS face's own.
-#[derive(Serialize)]
-#[serde(rename_all = "camelCase")]
-struct Figures {
-    wakes: u64,
-    early_wakes: u64,
-    /// Items handed to waiters, and their lateness below.
-    delivered: u64,
-    lateness_p50: f64,
-    lateness_p99: f64,
-    lateness_max: f64,
-}
-
 /// The deadlines of one queue's items and waits; see the [module documentation](self).
 #[wasm_bindgen]
 pub struct Deadlines {
@@ -87,10 +77,10 @@ fn raw(handle: Handle) -> f64 {
     handle.into_raw() as f64
 }
 
-/// The slot of a handle the core gave out (its low bits).
+/// The slot of a handle the core gave out (heap.rs knows which bits).
 #[inline]
 fn slot(handle: Handle) -> i32 {
-    (handle.into_raw() & ((1 << SLOT_BITS) - 1)) as i32
+    slot_in(handle.into_raw()) as i32
 }
 
 #[wasm_bindgen]
@@ -114,7 +104,7 @@ impl Deadlines {
     /// The bits of a handle that are its slot (`handle & slotMask`).
     #[wasm_bindgen(js_name = slotMask)]
     pub fn slot_mask() -> u32 {
-        (1 << SLOT_BITS) - 1
+        SLOT_MASK as u32
     }
 
     /// Offers an item due at `deadline`; its handle, or a [`Refused`] value (below 0).
@@ -300,18 +290,20 @@ impl Deadlines {
         self.driver.fired()
     }
 
-    /// Wake-ups, early ones, items handed to waiters and their lateness (a plain object).
-    pub fn figures(&self) -> JsValue {
+    /// The figures a queue's `stats` shows beside the JS face's own, as numbers in this
+    /// order (js/timeline.js names them): wake-ups, early ones, items handed to waiters, and
+    /// their lateness p50, p99 and max in ms. Numbers, not an object: building a JS object
+    /// from Rust would bring serde into every page's wasm for one call.
+    pub fn figures(&self) -> Vec<f64> {
         let l = self.driver.lateness();
-        let figures = Figures {
-            wakes: self.driver.wakes(),
-            early_wakes: self.driver.early_wakes(),
-            delivered: l.count(),
-            lateness_p50: l.quantile(0.5),
-            lateness_p99: l.quantile(0.99),
-            lateness_max: l.max(),
-        };
-        serde_wasm_bindgen::to_value(&figures).unwrap_or(JsValue::UNDEFINED)
+        vec![
+            self.driver.wakes() as f64,
+            self.driver.early_wakes() as f64,
+            l.count() as f64,
+            l.quantile(0.5),
+            l.quantile(0.99),
+            l.max(),
+        ]
     }
 }
 
@@ -380,8 +372,7 @@ mod tests {
         let item = d.head();
         assert_eq!(d.take_due(10_003.0), item);
         let f = d.figures();
-        let get = |k: &str| js_sys::Reflect::get(&f, &k.into()).unwrap().as_f64().unwrap();
-        assert_eq!((get("wakes"), get("earlyWakes"), get("delivered"), get("latenessMax")), (2.0, 1.0, 1.0, 3.0));
+        assert_eq!((f[0], f[1], f[2], f[5]), (2.0, 1.0, 1.0, 3.0), "wakes, early, delivered, max lateness");
     }
 
     #[wasm_bindgen_test]
