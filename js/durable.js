@@ -633,7 +633,11 @@ export class DurableDelayQueue extends Emitter {
    */
   #occur(record, change) {
     const s = /** @type {DurableSchedule} */ (this.#schedules.get(/** @type {string} */ (record.schedule)));
-    const { run, schedule } = occurrenceStep(s, Date.now());
+    // Whether its latest run waits for a retry (a run lasts until done or dead: overlap).
+    const latest = s.last === null ? undefined : this.#items.get(occurrenceId(s.id, s.last));
+    const retrying =
+      latest !== undefined && latest !== record && latest.state === "pending" && latest.schedule === s.id;
+    const { run, schedule } = occurrenceStep(s, Date.now(), retrying);
     let next = change.next ?? this.#next;
     const removes = [...(change.removes ?? [])];
     const adds = [...(change.adds ?? [])];

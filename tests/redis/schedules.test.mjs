@@ -199,7 +199,8 @@ test("the advance script's compare-and-set: an answer for a due time the schedul
   const q = open();
   const { nextRun: due } = await q.schedule("c", { cron: "0 0 1 1 *", timezone: "UTC" }, "c");
   const next = Date.UTC(new Date(due).getUTCFullYear() + 1, 0, 1);
-  const advance = (d, keep, succ) => script(q, "scheduleAdvance", q.keys.channel, "c", String(d), keep, succ);
+  const version = await versionOf(q, "c");
+  const advance = (d, keep, succ) => script(q, "scheduleAdvance", q.keys.channel, "c", String(d), keep, succ, version);
   // The schedule waits at `due`: an answer for another due time changes nothing.
   assert.deepEqual(await advance(due - 1, String(due + 5), String(next)), [0, String(due)]);
   // Two clients answer for `due` at once (the one that took the previous occurrence, and one
@@ -218,8 +219,47 @@ test("the advance script's compare-and-set: an answer for a due time the schedul
   // An every schedule is Lua's own: no client answer applies.
   await q.schedule("e", { every: 60_000 }, "e");
   const [, e] = await q.schedules();
-  assert.equal((await script(q, "scheduleAdvance", q.keys.channel, "e", String(e.nextRun), "1", "2"))[0], 0);
+  const ev = await versionOf(q, "e");
+  assert.equal((await script(q, "scheduleAdvance", q.keys.channel, "e", String(e.nextRun), "1", "2", ev))[0], 0);
 });
+
+test("a successor computed under a rule that schedule() has replaced since is refused, even for the same due time", async () => {
+  const q = open();
+  // The old rule runs every second; the new one at second 10 of each minute. Both have the
+  // occurrence at `due` (a second 10), so the due time alone cannot tell the answers apart.
+  const due = Math.ceil((Date.now() + 120_000) / 60_000) * 60_000 + 10_000;
+  await q.schedule("c", { cron: "* * * * * *" }, "c", { start: due });
+  const stale = await versionOf(q, "c");
+  // A consumer computes the old rule's successor of `due` (second 11) ...
+  const rule = cron("* * * * * *");
+  const succ = rule.next(due);
+  assert.equal(succ, due + 1000);
+  // ... while schedule() replaces the rule; its chain starts again at the same instant.
+  const info = await q.schedule("c", { cron: "10 * * * * *" }, "c", { start: due });
+  assert.equal(info.nextRun, due, "the new rule's first occurrence is the old one's due time");
+  assert.notEqual(await versionOf(q, "c"), stale, "a new rule, a new version");
+  // The stale answer arrives: refused, and the new rule's successor (a minute on) stays.
+  const reply = await script(q, "scheduleAdvance", q.keys.channel, "c", String(due), String(due), String(succ), stale);
+  assert.equal(reply[0], 0, "the answer computed under the old rule is refused");
+  assert.equal(fieldsOf(await raw.hget(q.keys.schedules, "c"))[7], String(due + 60_000), "succ: the new rule's");
+  // The same rule again (a new value only) keeps the version: an answer in flight still lands.
+  const current = await versionOf(q, "c");
+  await q.schedule("c", { cron: "10 * * * * *" }, "c2", { start: due });
+  assert.equal(await versionOf(q, "c"), current);
+});
+
+/** A schedule's record (includes/schedule.lua), split at its fields (the value last, whole). */
+function fieldsOf(record) {
+  const parts = record.split("|");
+  return [...parts.slice(0, 15), parts.slice(15).join("|")];
+}
+
+/** The version of schedule `id`'s rule, as its record holds it. */
+async function versionOf(q, id) {
+  const version = fieldsOf(await raw.hget(q.keys.schedules, id))[13];
+  assert.match(version, /^v\d+$/);
+  return version.slice(1);
+}
 
 test("a client that took a cron occurrence and died before computing the next: the next consumer computes it and the chain goes on", async () => {
   const q = open();
