@@ -93,6 +93,126 @@ test("overlap false: with a second consumer free, occurrences that come due whil
   }
 });
 
+test("overlap false covers retries: while an occurrence waits for its retry and runs it, the next ones are skipped and counted; two runs never at once", async () => {
+  const q = open();
+  const { nextRun: t0 } = await q.schedule("s", { every: 100 }, "s");
+  const runs = [];
+  let active = 0;
+  let most = 0;
+  const worker = q.process(
+    async (_v, job) => {
+      runs.push([(job.deadline - t0) / 100, job.attempt]);
+      most = Math.max(most, ++active);
+      try {
+        if (job.deadline === t0 && job.attempt === 1) throw new Error("the first run fails once");
+        if (job.deadline === t0) await sleep(300); // its retry takes three periods
+      } finally {
+        active--;
+      }
+    },
+    { concurrency: 3, retryDelayMs: 350 },
+  );
+  await sleep(t0 - Date.now() + 1400);
+  await worker.close();
+  const [s] = await q.schedules();
+  assert.equal(most, 1, `two runs of the schedule at once: ${JSON.stringify(runs)}`);
+  assert.deepEqual(runs.slice(0, 2), [
+    [0, 1],
+    [0, 2],
+  ]);
+  // Occurrences 1 .. 6 came due while occurrence 0 lasted (its retry at ~350 ms, running to ~650).
+  assert.ok(runs[2][0] >= 6, `the first run after the retry: ${JSON.stringify(runs)}`);
+  assert.ok(s.skipped >= 5, `skipped ${s.skipped}`);
+  const last = runs.at(-1)[0];
+  assert.equal(s.runs + s.skipped, last + 1, `runs ${s.runs}, skipped ${s.skipped}: ${JSON.stringify(runs)}`);
+});
+
+test("a retry waits while another run of its schedule is leased (overlap false): an occurrence brought back from the dead letters", async () => {
+  const q = open();
+  const { nextRun: t0 } = await q.schedule("s", { every: 100 }, "s");
+  // Occurrence 0 dies on its only attempt; occurrence 2 then runs long, and 0 is retried from
+  // the dead letters while it runs.
+  let active = 0;
+  let most = 0;
+  const runs = [];
+  let revived = false;
+  const worker = q.process(
+    async (_v, job) => {
+      runs.push([(job.deadline - t0) / 100, job.attempt, Date.now()]);
+      most = Math.max(most, ++active);
+      try {
+        if (job.deadline === t0 && !revived) throw new Error("dies");
+        if (!revived) {
+          revived = true;
+          await q.retryDead(`s@${t0}`);
+          await sleep(400);
+        }
+      } finally {
+        active--;
+      }
+    },
+    { concurrency: 3, retryDelayMs: 0 },
+  );
+  await sleep(t0 - Date.now() + 1500);
+  await worker.close();
+  assert.equal(most, 1, `two runs of the schedule at once: ${JSON.stringify(runs)}`);
+  assert.ok(
+    runs.some(([d, a]) => d === 0 && a > 1),
+    `occurrence 0 ran again after its retry: ${JSON.stringify(runs)}`,
+  );
+});
+
+test("no loop depends on an argument: a start of -1e17 is refused at the call, and a record holding one (written before the check) costs the upsert script nothing", async () => {
+  const q = open();
+  await assert.rejects(q.schedule("d", { every: 10 }, 1, { start: -1e17 }), {
+    name: "RangeError",
+    message: /^start\b/,
+  });
+  for (const [rule, start] of [
+    [{ every: 10 }, 9e15],
+    [{ every: 8.64e15 }, undefined],
+    [{ cron: "* * * * *" }, 9e15],
+    [{ every: 1000 }, Date.UTC(2300, 0, 1)],
+  ]) {
+    await assert.rejects(
+      q.schedule("d", rule, 1, { start }),
+      { name: "RangeError", message: start === undefined ? /^rule\.every\b/ : /^start\b/ },
+      JSON.stringify([rule, start]),
+    );
+  }
+  assert.deepEqual(await q.schedules(), []);
+  // The upsert script as an older client sent it, with no range check: it must finish at once,
+  // and Redis keep answering other clients.
+  const other = new Redis(server.url, { commandTimeout: 1000, maxRetriesPerRequest: 0 });
+  try {
+    const upsert = script(
+      q,
+      "scheduleUpsert",
+      q.keys.channel,
+      "d",
+      "e",
+      "10",
+      "-100000000000000000",
+      "",
+      "one",
+      "0",
+      "1",
+      "",
+      "",
+    );
+    const ping = sleep(50).then(() => other.ping());
+    const [reply, pong] = await Promise.allSettled([upsert, ping]);
+    if (pong.status !== "fulfilled") await other.call("SCRIPT", "KILL").catch(() => {});
+    assert.equal(pong.status, "fulfilled", `Redis did not answer PING within a second: ${pong.reason}`);
+    assert.equal(reply.status, "fulfilled", String(reply.reason));
+    const [s] = await q.schedules();
+    // Beyond 2^53 the arithmetic is not exact, but it ends, near now.
+    assert.ok(s.nextRun > Date.now() - 1000 && s.nextRun <= Date.now() + 1010, `nextRun ${s.nextRun}`);
+  } finally {
+    other.disconnect();
+  }
+});
+
 test('overlap false, catchUp "all": after downtime, the missed occurrences run one after another (each waits for the ack before it), none skipped', async () => {
   const q = open();
   const { nextRun: t0 } = await q.schedule("s", { every: 100 }, "s", { catchUp: "all" });
