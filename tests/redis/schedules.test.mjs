@@ -14,6 +14,11 @@ import { RedisDelayQueue } from "tarry-queue/redis";
 import { LUA } from "../../js/redis/lua.js";
 import { KEY_NAMES } from "../../js/redis/keys.js";
 import { startRedis } from "./redis-server.mjs";
+import { luaDir, sourceOf } from "../../scripts/lua.mjs";
+import { EARLIEST_INSTANT, LATEST_INSTANT } from "../../js/arguments.js";
+import { catchUp, EveryRule } from "../../js/schedule/rule.js";
+import { occurrenceId } from "../../js/schedule/spec.js";
+import { rng } from "../../bench/rng.mjs";
 
 let server;
 let raw;
@@ -438,4 +443,63 @@ test("a schedule's value gets the offers' JSON check: what would come back chang
     );
   }
   assert.deepEqual(await q.schedules(), []);
+});
+
+test("every and catchUp in Lua (includes/every.lua) and in JS (rule.js) agree on 4,000 random cases, near the instant range's ends too; occurrence ids alike", async () => {
+  // A script of the Lua functions alone, as the take and upsert scripts have them.
+  const source = sourceOf(
+    "crosscheck.lua",
+    luaDir,
+    `--- @include "every"
+local out = {}
+local function text(t) if t == nil then return '' end return string.format('%.0f', t) end
+for i = 1, #ARGV, 5 do
+  local first, period, catch, due, now = tonumber(ARGV[i]), tonumber(ARGV[i + 1]), ARGV[i + 2], tonumber(ARGV[i + 3]),
+    tonumber(ARGV[i + 4])
+  local run, after = every_catch_up(first, period, catch, due, now)
+  out[#out + 1] = text(every_next(first, period, due))
+  out[#out + 1] = text(every_latest(first, period, now))
+  out[#out + 1] = text(run)
+  out[#out + 1] = text(after)
+  out[#out + 1] = occurrence_id(ARGV[i + 2] .. i, text(due))
+end
+return out
+`,
+  );
+  const rnd = rng(Number(process.env.EVERY_SEED ?? 28));
+  const text = (t) => (t === undefined ? "" : String(t));
+  const pick = (n) => Math.floor(rnd() * n);
+  let compared = 0;
+  for (let batch = 0; batch < 8; batch++) {
+    const cases = [];
+    for (let i = 0; i < 500; i++) {
+      const period = 1 + (rnd() < 0.5 ? pick(1000) : pick(rnd() < 0.5 ? 1e9 : 1e13));
+      const edge = rnd();
+      const first =
+        edge < 0.2
+          ? EARLIEST_INSTANT + pick(1e6)
+          : edge < 0.4
+            ? LATEST_INSTANT - pick(1e6) - period * pick(30)
+            : Date.UTC(2026, 0, 1) + pick(1e12) - 5e11;
+      const most = Math.floor((LATEST_INSTANT - first) / period); // occurrences k up to it are instants
+      const due = first + period * pick(Math.min(most, rnd() < 0.5 ? 20 : most) + 1);
+      const now = due + (rnd() < 0.3 ? pick(period) : pick(period * 40));
+      const mode = ["one", "all", "none"][pick(3)];
+      cases.push([first, period, mode, due, now]);
+    }
+    const got = await raw.eval(source, 0, ...cases.flat().map(String));
+    cases.forEach(([first, period, mode, due, now], i) => {
+      const rule = new EveryRule(period, first);
+      const { run, next } = catchUp(rule, due, now, mode);
+      const js = [rule.next(due), rule.latest(now), run, next].map(text);
+      js.push(occurrenceId(`${mode}${5 * i + 1}`, due));
+      assert.deepEqual(
+        got.slice(5 * i, 5 * i + 5),
+        js,
+        `every ${period} from ${first}, due ${due}, now ${now}, ${mode}`,
+      );
+      compared++;
+    });
+  }
+  assert.equal(compared, 4000);
 });
