@@ -1,8 +1,9 @@
 // Schedules on Redis, in one process against a private redis-server: overlap (skipped runs,
-// and the catch-up that waits for the run before it), the chain with no client running, the
-// cron successor computed by a client (across daylight-saving changes, through the real take
-// and advance scripts), its compare-and-set, and a client that took a cron occurrence and died
-// before computing the next one. The contract's cases (tests/contract) cover the rest; the
+// the catch-up that waits for the run before it, and runs that last through their retries),
+// arguments no loop may depend on, every in Lua against every in JS, the chain with no client
+// running, the cron successor computed by a client (across daylight-saving changes, through
+// the real take and advance scripts), its compare-and-set (on the due time and the rule's
+// version), and a client that took a cron occurrence and died before computing the next one. The contract's cases (tests/contract) cover the rest; the
 // fault runs with worker processes are in schedule-faults.test.mjs.
 
 import { after, before, test } from "node:test";
@@ -130,6 +131,30 @@ test("overlap false covers retries: while an occurrence waits for its retry and 
   assert.ok(s.skipped >= 5, `skipped ${s.skipped}`);
   const last = runs.at(-1)[0];
   assert.equal(s.runs + s.skipped, last + 1, `runs ${s.runs}, skipped ${s.skipped}: ${JSON.stringify(runs)}`);
+});
+
+test("overlap false covers a lease that ran out: the occurrence's redelivery is its run going on, and the occurrences due meanwhile are skipped", async () => {
+  const q = open();
+  const { nextRun: t0 } = await q.schedule("s", { every: 200 }, "s");
+  await sleep(t0 - Date.now() + 20);
+  // A consumer takes occurrence 0 with a 300 ms lease and dies.
+  const reply = await script(q, "take", q.keys.channel, 1, 300, 5, 256, "00000000000000ab");
+  assert.equal(reply.slice(8 + 4 * reply[4])[0], `s@${t0}`);
+  const w = run(
+    q,
+    (r) => (r.due === t0 ? sleep(500) : undefined), // its redelivery runs long
+    3,
+  );
+  await sleep(t0 - Date.now() + 1800);
+  await w.close();
+  const runs = w.runs.map((r) => [(r.due - t0) / 200, r.attempt]);
+  assert.equal(w.most(), 1, JSON.stringify(runs));
+  assert.deepEqual(runs[0], [0, 2], `the redelivery comes first: ${JSON.stringify(runs)}`);
+  // 1 came due while 0 was leased by the dead consumer, 2 and 3 while its redelivery ran.
+  assert.ok(runs[1][0] >= 4, JSON.stringify(runs));
+  assert.ok(w.runs[1].start >= w.runs[0].end, "an occurrence ran beside the redelivery");
+  const [s] = await q.schedules();
+  assert.ok(s.skipped >= 3, `skipped ${s.skipped}`);
 });
 
 test("a retry waits while another run of its schedule is leased (overlap false): an occurrence brought back from the dead letters", async () => {
