@@ -4,8 +4,9 @@
 // with it instead). The rules they share are written once here: an options bag takes only
 // the options its call lists, and an option set to `undefined` is absent (its default);
 // `undefined` is no value, `null` is one; an id is a non-empty, well-formed string of at
-// most MAX_ID_LENGTH UTF-16 code units. Plain JS: the Redis entry uses these too and never
-// loads the wasm.
+// most MAX_ID_LENGTH UTF-16 code units; a deadline lies within the range of a Date; a page
+// of a listing holds 1 to MAX_PAGE items, and its cursor is a string that the listing wrote.
+// Plain JS: the Redis entry uses these too and never loads the wasm.
 
 /**
  * Whether `x` is a revoked Proxy, on which every operation throws the engine's TypeError
@@ -135,8 +136,50 @@ export function epochOf(deadline, name = "deadline") {
   return epoch;
 }
 
+/** The latest (and, negated, the earliest) epoch ms a Date can hold. */
+export const MAX_TIME = 8.64e15;
+
+/**
+ * A delay counted from `now` (epoch ms), as the deadline it puts: a finite number of ms, the
+ * deadline within a Date's range and no later than `latest` (an engine whose timer cannot
+ * reach further: a Durable Object's alarm stops at 2189).
+ * @param {unknown} delayMs
+ * @param {string} name how messages name it: "delayMs", "items[2].delayMs"
+ * @param {number} now
+ * @param {number} [latest]
+ * @returns {number}
+ */
+export function deadlineIn(delayMs, name, now, latest = MAX_TIME) {
+  checkMs(delayMs, name);
+  const deadline = now + /** @type {number} */ (delayMs);
+  if (deadline > latest && latest < MAX_TIME)
+    throw new RangeError(
+      `${name} must put the deadline no later than ${new Date(latest).toISOString()}, got ${delayMs}`,
+    );
+  if (Math.abs(deadline) > MAX_TIME)
+    throw new RangeError(`${name} must put the deadline within a Date's range (±${MAX_TIME} epoch ms), got ${delayMs}`);
+  return deadline;
+}
+
+/**
+ * A deadline (epoch ms or a Date), as epoch ms: within a Date's range, and no later than
+ * `latest` (as deadlineIn()).
+ * @param {unknown} deadline
+ * @param {string} name
+ * @param {number} [latest]
+ * @returns {number}
+ */
+export function deadlineAt(deadline, name, latest = MAX_TIME) {
+  const at = epochOf(deadline, name);
+  if (at > latest && latest < MAX_TIME)
+    throw new RangeError(`${name} must be no later than ${new Date(latest).toISOString()}, got ${at}`);
+  if (Math.abs(at) > MAX_TIME)
+    throw new RangeError(`${name} must be within a Date's range (±${MAX_TIME} epoch ms), got ${at}`);
+  return at;
+}
+
 /** The earliest instant every engine holds (epoch ms): the earliest a Date holds. */
-export const EARLIEST_INSTANT = -8.64e15;
+export const EARLIEST_INSTANT = -MAX_TIME;
 /**
  * The latest instant every engine holds (epoch ms), 2189-01-01: workerd refuses alarms after
  * 2189 ("This API doesn't support dates after 2189"), so a time a Durable Object cannot wake
@@ -282,4 +325,62 @@ export function checkSignal(signal, name = "signal") {
 /** What an aborted wait rejects with: the signal's reason, or an AbortError when it has none. */
 export function abortReason(signal) {
   return signal.reason ?? new DOMException("This operation was aborted", "AbortError");
+}
+
+// ---- pages: what every engine's listings (pending, inFlight, deadLetters) take -------------
+
+/** Items per page of a listing: the default and the most. */
+export const PAGE = 100;
+export const MAX_PAGE = 1000;
+
+/**
+ * A page's limit: a whole number from 1 to MAX_PAGE.
+ * @param {unknown} limit
+ * @param {string} [name]
+ * @returns {number}
+ */
+export function checkLimit(limit, name = "options.limit") {
+  if (typeof limit !== "number") throw new TypeError(`${name} must be a number, got ${describe(limit)}`);
+  if (!Number.isInteger(limit) || limit < 1 || limit > MAX_PAGE)
+    throw new RangeError(`${name} must be a whole number from 1 to ${MAX_PAGE}, got ${limit}`);
+  return limit;
+}
+
+/**
+ * A page's options `{ limit, after }` (what `of`, "pending()", takes), checked: the limit
+ * (default PAGE), and the cursor read by `read` when given. `read` turns a cursor's text into
+ * what the engine seeks to, and returns null (or throws) for a text that is no cursor of
+ * this listing: then a RangeError says which call's `next` it must be.
+ * @template K
+ * @param {unknown} opts
+ * @param {string} of
+ * @param {(cursor: string) => K | null} read
+ * @returns {{ limit: number, after: K | undefined }}
+ */
+export function pageOptions(opts, of, read) {
+  const { limit = PAGE, after } = options(opts, "options", ["limit", "after"], of);
+  checkLimit(limit, "options.limit");
+  return { limit, after: after === undefined ? undefined : readCursor(after, "options.after", of, read) };
+}
+
+/**
+ * A cursor, as a listing's page gave it as `next`, read by `read` (see pageOptions()).
+ * @template K
+ * @param {unknown} cursor
+ * @param {string} name
+ * @param {string} of the listing that writes these cursors: "deadLetters()"
+ * @param {(cursor: string) => K | null} read
+ * @returns {K}
+ */
+export function readCursor(cursor, name, of, read) {
+  if (typeof cursor !== "string") throw new TypeError(`${name} must be a cursor (a string), got ${describe(cursor)}`);
+  let key;
+  try {
+    key = read(cursor);
+  } catch {
+    key = null;
+  }
+  if (key === null || key === undefined)
+    throw new RangeError(`${name} must be a cursor that ${of} returned as next, got ${describe(cursor)}`);
+  return key;
 }

@@ -10,6 +10,8 @@
  * @module tarry-queue/dashboard
  */
 
+import type { DurableEngine, Page, PageOptions } from "./tarry.js";
+
 /**
  * @internal
  * A global class's instance type where the project's types declare that global (lib "dom",
@@ -23,23 +25,16 @@ export type RequestLike = GlobalInstance<"Request">;
 /** The runtime's Response (Fetch API). */
 export type ResponseLike = GlobalInstance<"Response">;
 
-/** What the dashboard needs of a queue: the engine contract's inspection methods (RedisDelayQueue and DurableDelayQueue have them). */
-export interface InspectableQueue {
-  readonly name?: string;
-  stats(): Promise<object>;
-  get(id: string): Promise<object | undefined>;
-  pending(options?: { limit?: number; after?: string }): Promise<{ items: object[]; next: string | undefined }>;
-  inFlight(options?: { limit?: number; after?: string }): Promise<{ items: object[]; next: string | undefined }>;
+/**
+ * What the dashboard needs of a queue: the engine contract's inspection calls (`DurableEngine`,
+ * tarry.d.ts), and its changes where it has them. RedisDelayQueue and DurableDelayQueue (and
+ * any engine that keeps the contract) are InspectableQueues.
+ */
+export interface InspectableQueue
+  extends Pick<DurableEngine, "stats" | "get" | "pending" | "inFlight">,
+    Partial<Pick<DurableEngine, "name" | "retryDead" | "deleteDead" | "purgeDead" | "pause" | "resume">> {
   /** A page; or the dead letters as one array, which the dashboard shows as one page. */
-  deadLetters(options?: {
-    limit?: number;
-    after?: string;
-  }): Promise<{ items: object[]; next: string | undefined } | object[]>;
-  retryDead?(id: string): Promise<boolean>;
-  deleteDead?(id: string): Promise<boolean>;
-  purgeDead?(options?: { olderThan?: number }): Promise<number>;
-  pause?(): Promise<boolean>;
-  resume?(): Promise<boolean>;
+  deadLetters(options?: PageOptions): Promise<Page<object> | object[]>;
 }
 
 export interface DashboardOptions {

@@ -9,8 +9,14 @@
  * @module tarry-queue/redis
  */
 
-import type { ScheduleInfo, ScheduleOptions, ScheduleRule } from "./tarry.js";
-import type { AbortSignalLike, DurableEngineEvents, ItemInfo, Page, PageOptions, QueueEvents } from "./tarry.js";
+import type {
+  AbortSignalLike,
+  DurableEngine,
+  DurableEngineDeadLetter,
+  DurableEngineEvents,
+  DurableEngineOfferItem,
+  DurableEngineStats,
+} from "./tarry.js";
 
 /** JSON data: what an item's value may be. */
 export type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
@@ -84,25 +90,11 @@ export interface RedisDelayQueueOptions {
   observe?: boolean;
 }
 
-/** What an offer does when its id names an item already present (pending, in flight or dead). */
-export type IfExists = "replace" | "keep" | "extend";
+/** What an offer does when its id names an item already present, and an offer's options: the engine contract's (tarry.d.ts). */
+export type { IfExists, DurableEngineOfferOptions as OfferOptions } from "./tarry.js";
 
-export interface OfferOptions {
-  /** The item's id: a non-empty, well-formed string of at most 512 code units. Default: 22 random base64url characters (128 bits). */
-  id?: string;
-  /**
-   * "replace" (default): a new item in its place (new value and deadline, attempts from 0).
-   * "keep": the item present stays as it is. "extend": a pending item takes the later of
-   * the two deadlines and the new value, keeping its attempts; an item in flight or dead is
-   * replaced.
-   */
-  ifExists?: IfExists;
-}
-
-export type OfferItem<T extends Jsonable<T> = Json> = { value: T; id?: string; ifExists?: IfExists } & (
-  | { delayMs: number; deadline?: undefined }
-  | { deadline: number | Date; delayMs?: undefined }
-);
+/** One item of offerMany(): the engine contract's (tarry.d.ts), of JSON data. */
+export type OfferItem<T extends Jsonable<T> = Json> = DurableEngineOfferItem<T>;
 
 /** One delivery of an item, leased to this process until ack(), nack() or the lease runs out. */
 export interface RedisJob<T extends Jsonable<T> = Json> {
@@ -125,51 +117,26 @@ export interface RedisJob<T extends Jsonable<T> = Json> {
 /** A schedule's rule, options and description: one declaration for every engine (tarry.d.ts). */
 export type { ScheduleInfo, ScheduleOptions as RedisScheduleOptions, ScheduleRule } from "./tarry.js";
 
-export interface DeadLetter<T extends Jsonable<T> = Json> {
-  id: string;
-  state: "dead";
+/** A dead letter, as the engine contract has it (tarry.d.ts), and its text when it could not be read. */
+export interface DeadLetter<T extends Jsonable<T> = Json> extends DurableEngineDeadLetter<T> {
   /** The value, or undefined when it could not be read (then `raw` holds the text). */
   value: T | undefined;
-  attempt: number;
-  deadline: number | undefined;
-  reason: string;
   /** When it was dead-lettered, epoch ms by the server's clock. */
   diedAt: number;
   raw?: string;
 }
 
-export interface RedisQueueStats {
-  /** Items waiting for their deadline, or due and not yet taken. */
-  pending: number;
-  /** Items delivered and not yet acked. */
-  inFlight: number;
-  dead: number;
-  /** Ms until the head's deadline (negative when overdue), or undefined when none is pending. */
-  headDelay: number | undefined;
+/** The engine contract's figures (tarry.d.ts; lateness: server time at transfer minus deadline), and Redis's own. */
+export interface RedisQueueStats extends DurableEngineStats {
   /** This process: waiting take() calls. */
   takers: number;
   /** This process: its one timer, armed (1) or not (0). */
   timersArmed: number;
   timerArms: number;
-  /** This process: runs of the take script (lease expiry and transfer). */
-  wakes: number;
-  /** This process: timer firings that found nothing to do yet (a host timer fired early). */
-  earlyWakes: number;
   /** This process: head messages received. */
   messages: number;
-  delivered: number;
-  redelivered: number;
   /** Items whose take left (aborted, timed out) while the script handing them out ran: put back. */
   released: number;
-  /**
-   * Server time at transfer minus deadline, ms, over this process's deliveries: median,
-   * 99th percentile, max, from the same histogram (about 3% precision) as DelayQueue's stats.
-   */
-  latenessP50: number;
-  latenessP99: number;
-  latenessMax: number;
-  /** Whether pause() stopped deliveries (for every process). */
-  paused: boolean;
   /** Every process's figures, kept in Redis: deliveries and outcomes, and their lateness (ms). */
   all: {
     delivered: number;
@@ -191,7 +158,11 @@ export interface RedisWorker {
 
 /**
  * A delay queue in Redis: items named by string ids, due by the server's clock, handed out in
- * deadline order (FIFO among ties) to one consumer at a time, at least once.
+ * deadline order (FIFO among ties) to one consumer at a time, at least once. It keeps the
+ * engine contract (`DurableEngine`, tarry.d.ts: offers, cancel, reschedule, the pages, dead
+ * letters, pause and resume, schedules, events, close), with times by the server's clock and
+ * pages of O(log n + limit); `close()` also rejects waiting takes, lets process() handlers
+ * finish and closes the connections it opened. Consumers take() or process() its items.
  */
 export declare class RedisDelayQueue<T extends Jsonable<T> = Json> {
   constructor(options: RedisDelayQueueOptions);
@@ -209,25 +180,12 @@ export declare class RedisDelayQueue<T extends Jsonable<T> = Json> {
     schedules: string;
     channel: string;
   };
-  /** The queue's name. */
-  readonly name: string;
-  /** Offers value due delayMs after this call; resolves with its id once Redis has it. */
-  offer(value: T, delayMs: number, options?: OfferOptions): Promise<string>;
-  /** Offers value due at a wall-clock time, as the server's clock tells it. */
-  offerAt(value: T, deadline: number | Date, options?: OfferOptions): Promise<string>;
-  /** Checks every item, then offers them (in atomic scripts of up to 500 items). */
-  offerMany(items: OfferItem<T>[]): Promise<string[]>;
-  /** Removes a pending item: true if it was pending. */
-  cancel(id: string): Promise<boolean>;
-  /** A new delay for a pending item, counted from this call: true if it was pending. */
-  reschedule(id: string, delayMs: number): Promise<boolean>;
-  /** Ms until a pending item's deadline by the server's clock, or undefined. */
-  delayOf(id: string): Promise<number | undefined>;
-  /** The number of pending items. */
-  size(): Promise<number>;
-  /** Counts by state from Redis, and this process's timer and delivery figures. */
-  stats(): Promise<RedisQueueStats>;
-  /** The next due item, leased to this process. With timeout it resolves undefined when that passes. */
+  /**
+   * The next due item, leased to this process; rejects when `signal` aborts or the queue
+   * closes. Without a timeout it resolves only with a job.
+   */
+  take(options?: { signal?: AbortSignalLike; timeout?: undefined }): Promise<RedisJob<T>>;
+  /** With a `timeout` (ms): undefined when it passes with nothing due. */
   take(options?: { signal?: AbortSignalLike; timeout?: number }): Promise<RedisJob<T> | undefined>;
   /** `for await (const job of queue)`: takes jobs as they come due, until close(). */
   [Symbol.asyncIterator](): AsyncIterator<RedisJob<T>>;
@@ -236,43 +194,8 @@ export declare class RedisDelayQueue<T extends Jsonable<T> = Json> {
     handler: (value: T, job: RedisJob<T>) => unknown,
     options?: { concurrency?: number; retryDelayMs?: number | ((attempt: number, error: unknown) => number) },
   ): RedisWorker;
-  /**
-   * A page of the items that ran out of attempts (or could not be read), in order of death;
-   * pass `next` back as `after` (undefined: the last page). O(log n + limit) whatever the page.
-   */
-  deadLetters(options?: PageOptions): Promise<Page<DeadLetter<T>>>;
-  /** What the queue holds under `id` (in flight: with `leaseExpiry`; dead: `reason`, `diedAt`), or undefined. */
-  get(id: string): Promise<ItemInfo<T> | undefined>;
-  /** A page of pending items in deadline order (FIFO among ties); O(log n + limit) whatever the page. */
-  pending(options?: PageOptions): Promise<Page<ItemInfo<T>>>;
-  /** A page of the items in flight, by lease expiry. */
-  inFlight(options?: PageOptions): Promise<Page<ItemInfo<T>>>;
-  /** Stops deliveries for every process (offers still land): true if it was running. */
-  pause(): Promise<boolean>;
-  /** Lets deliveries run again, for every process: true if it was paused. */
-  resume(): Promise<boolean>;
-  /** A dead letter back into the queue, due now, attempts reset: true if it was dead. */
-  retryDead(id: string): Promise<boolean>;
-  /**
-   * Creates the schedule `id`, or updates it (its chain goes on when its rule is the same):
-   * each occurrence is an item with `value`, taken like any other, with `job.schedule` = `id`
-   * and `job.deadline` = its due time. Resolves with the schedule.
-   */
-  schedule(id: string, rule: ScheduleRule, value: T, options?: ScheduleOptions): Promise<ScheduleInfo<T>>;
-  /** Removes a schedule and its pending occurrence (a run in flight finishes): true if there was one. */
-  unschedule(id: string): Promise<boolean>;
-  /** Every schedule of the queue, by id. */
-  schedules(): Promise<ScheduleInfo<T>[]>;
-  /** Removes a dead letter: true if it was dead. */
-  deleteDead(id: string): Promise<boolean>;
-  /** Removes the dead letters that died at least `olderThan` ms ago by the server's clock (default 0: all); resolves to how many. */
-  purgeDead(options?: { olderThan?: number }): Promise<number>;
   /** Removes every item (pending, in flight and dead) and every schedule. */
   clear(): Promise<void>;
-  /** Rejects waiting takes, lets process() handlers finish, closes the connections it opened. */
-  close(): Promise<void>;
-  /** close(), for `await using queue = new RedisDelayQueue(...)`. */
-  [Symbol.asyncDispose](): Promise<void>;
 }
 
 /**
@@ -282,9 +205,8 @@ export declare class RedisDelayQueue<T extends Jsonable<T> = Json> {
  * deliveries and their outcomes, the leases its take script put back, pause and resume as its
  * consumer hears them); with `observe: true` those of every process.
  */
-// biome-ignore lint/correctness/noUnusedVariables: merged with the class, whose type parameters it must repeat
 export interface RedisDelayQueue<T extends Jsonable<T> = Json>
-  extends QueueEvents<DurableEngineEvents & { released: { id: string } }> {}
+  extends DurableEngine<T, RedisQueueStats, DeadLetter<T>, DurableEngineEvents & { released: { id: string } }> {}
 
 /** What a closed queue's methods throw and its waiting takes reject with: the class tarry-queue exports. */
 export { ClosedError } from "./tarry.js";

@@ -192,6 +192,133 @@ export interface DurableEngineEvents {
   resumed: Record<string, never>;
 }
 
+// ---- the durable engines' contract: what Redis, Durable Objects (and any next engine) share ---
+
+/** An offer's options on a durable engine: the item's id, and what to do when an item has it. */
+export interface DurableEngineOfferOptions {
+  /** The item's id: a non-empty, well-formed string of at most 512 code units. Default: 22 random base64url characters (128 bits). */
+  id?: string;
+  /**
+   * "replace" (default): a new item in its place (new value and deadline, attempts from 0).
+   * "keep": the item present stays as it is. "extend": a pending item takes the later of
+   * the two deadlines and the new value, keeping its attempts; an item in flight or dead is
+   * replaced.
+   */
+  ifExists?: IfExists;
+}
+
+/** One item of `offerMany()` on a durable engine: its value, due `delayMs` from the call or at `deadline`. */
+export type DurableEngineOfferItem<T = unknown> = { value: T; id?: string; ifExists?: IfExists } & (
+  | { delayMs: number; deadline?: undefined }
+  | { deadline: number | Date; delayMs?: undefined }
+);
+
+/** A dead letter, as `deadLetters()` lists it: an item whose last allowed delivery failed. */
+export interface DurableEngineDeadLetter<T = unknown> {
+  id: string;
+  state: "dead";
+  /** The value (undefined on an engine that could not read it back). */
+  value: T | undefined;
+  attempt: number;
+  /** The deadline of its last delivery, epoch ms (undefined where it could not be read back). */
+  deadline: number | undefined;
+  /** The error its last delivery failed with. */
+  reason: string;
+  /** When it died, epoch ms. */
+  diedAt: number;
+}
+
+/** The figures every durable engine's `stats()` gives; each engine adds its own. */
+export interface DurableEngineStats {
+  /** Items waiting for their deadline, or due and not yet handed out. */
+  pending: number;
+  /** Items handed out and not yet done. */
+  inFlight: number;
+  dead: number;
+  /** Whether pause() stopped deliveries. */
+  paused: boolean;
+  /** Ms until the head's deadline (negative when overdue), or undefined when none is pending. */
+  headDelay: number | undefined;
+  /** This process: wake-ups of the consumer, those that found nothing due yet, deliveries, and deliveries after the first. */
+  wakes: number;
+  earlyWakes: number;
+  delivered: number;
+  redelivered: number;
+  /** This process: ms between deadline and delivery (median, 99th percentile, max). */
+  latenessP50: number;
+  latenessP99: number;
+  latenessMax: number;
+}
+
+/**
+ * The contract of a durable engine (RedisDelayQueue, DurableDelayQueue, and any engine to
+ * come): items named by string ids, kept outside the process, due by the engine's clock,
+ * delivered at least once in deadline order (FIFO among ties), with attempts, retries and
+ * dead letters, pages to inspect them, pause and resume, and recurring schedules. Every
+ * method returns a Promise; bad input rejects naming the argument and changes nothing; after
+ * `close()` each rejects with ClosedError. How items are consumed is each engine's own
+ * (`take()` and `process()` on Redis, `deliver()` from a Durable Object's alarm).
+ * `Stats`, `Dead` and `Events` are the engine's own `stats()`, dead letters and events: these
+ * or more.
+ */
+export interface DurableEngine<
+  T = unknown,
+  Stats extends DurableEngineStats = DurableEngineStats,
+  Dead extends DurableEngineDeadLetter<T> = DurableEngineDeadLetter<T>,
+  Events extends DurableEngineEvents = DurableEngineEvents,
+> extends QueueEvents<Events> {
+  /** The queue's name: what metrics and the dashboard call it. */
+  readonly name: string;
+  /** Offers value due `delayMs` after this call; resolves with its id once stored. */
+  offer(value: T, delayMs: number, options?: DurableEngineOfferOptions): Promise<string>;
+  /** Offers value due at a wall-clock time (epoch ms or a Date), by the engine's clock. */
+  offerAt(value: T, deadline: number | Date, options?: DurableEngineOfferOptions): Promise<string>;
+  /** Checks every item, then offers them in order; resolves to their ids. */
+  offerMany(items: DurableEngineOfferItem<T>[]): Promise<string[]>;
+  /** Removes a pending item: true if it was pending. */
+  cancel(id: string): Promise<boolean>;
+  /** A new delay for a pending item, counted from this call: true if it was pending. */
+  reschedule(id: string, delayMs: number): Promise<boolean>;
+  /** Ms until a pending item's deadline (negative when overdue), or undefined. */
+  delayOf(id: string): Promise<number | undefined>;
+  /** The number of pending items. */
+  size(): Promise<number>;
+  /** Counts by state, and this process's delivery figures. */
+  stats(): Promise<Stats>;
+  /** What the queue holds under `id` (pending, in flight or dead), or undefined. */
+  get(id: string): Promise<ItemInfo<T> | undefined>;
+  /** A page of pending items in deadline order (FIFO among ties); O(log n + limit) whatever the page. */
+  pending(options?: PageOptions): Promise<Page<ItemInfo<T>>>;
+  /** A page of the items handed out whose outcome is not stored yet. */
+  inFlight(options?: PageOptions): Promise<Page<ItemInfo<T>>>;
+  /** A page of dead letters in order of death; pass `next` back as `after` (undefined: the last page). */
+  deadLetters(options?: PageOptions): Promise<Page<Dead>>;
+  /** A dead letter back into the queue, due now, attempts reset: true if it was dead. */
+  retryDead(id: string): Promise<boolean>;
+  /** Removes a dead letter: true if it was dead. */
+  deleteDead(id: string): Promise<boolean>;
+  /** Removes the dead letters that died at least `olderThan` ms ago (default 0: all); resolves to how many. */
+  purgeDead(options?: { olderThan?: number }): Promise<number>;
+  /** Stops deliveries (for every consumer; offers still land): true if it was running. */
+  pause(): Promise<boolean>;
+  /** Lets deliveries run again: true if it was paused. */
+  resume(): Promise<boolean>;
+  /**
+   * Creates the schedule `id`, or updates it (its chain goes on when its rule is the same):
+   * each occurrence is an item with `value`, delivered like any other, with `job.schedule` =
+   * `id` and `job.deadline` = its due time. Resolves with the schedule.
+   */
+  schedule(id: string, rule: ScheduleRule, value: T, options?: ScheduleOptions): Promise<ScheduleInfo<T>>;
+  /** Removes a schedule and its pending occurrence (a run in flight finishes): true if there was one. */
+  unschedule(id: string): Promise<boolean>;
+  /** Every schedule of the queue, by id. */
+  schedules(): Promise<ScheduleInfo<T>[]>;
+  /** Refuses later calls and resolves once those already made have finished. */
+  close(): Promise<void>;
+  /** close(), for `await using`. */
+  [Symbol.asyncDispose](): Promise<void>;
+}
+
 // ---- schedules: one set of types for every engine (redis.d.ts and workerd.d.ts re-export them) ---
 
 /**
@@ -417,11 +544,14 @@ export interface DelayQueue<T = unknown, Bounded extends boolean = boolean>
   /** The expired head, removed, or undefined. */
   poll(): T | undefined;
   /**
-   * The next expired item when it expires; undefined on timeout; rejects on abort or close,
-   * and with a TypeError carrying the item on `error.value` if its value became a thenable
-   * after it was offered (so no item is lost to Promise adoption). Never throws: a bad option
-   * rejects (a negative or NaN timeout is a RangeError naming options.timeout).
+   * The next expired item when it expires; rejects on abort or close, and with a TypeError
+   * carrying the item on `error.value` if its value became a thenable after it was offered
+   * (so no item is lost to Promise adoption). Never throws: a bad option rejects (a negative
+   * or NaN timeout is a RangeError naming options.timeout). Without a timeout it resolves
+   * only with an item.
    */
+  take(options?: TakeOptions & { timeout?: undefined }): Promise<T>;
+  /** With a `timeout`: undefined when it passes with nothing expired. */
   take(options?: TakeOptions): Promise<T | undefined>;
   /** The head, expired or not. */
   peek(): T | undefined;

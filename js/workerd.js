@@ -8,6 +8,6 @@ loadSync(wasm);
 export { DelayQueue } from "./queue.js";
 export { Scheduler } from "./scheduler.js";
 export { ClosedError } from "./errors.js";
-export { DurableDelayQueue } from "./durable.js";
+export { DurableDelayQueue } from "./durable/queue.js";
 /** Loaded at import already: resolves at once (for code shared with the browser). */
 export { init } from "./wasm.js";

@@ -68,7 +68,7 @@ if (argv.includes("--render")) {
 const rounds = Number(flag("--rounds") ?? 5);
 await import("../../js/node.js");
 const { DelayQueue } = await import("tarry-queue");
-const { DurableDelayQueue } = await import("../../js/durable.js");
+const { DurableDelayQueue } = await import("../../js/durable/queue.js");
 const { FakeStorage } = await import("../../tests/js/durable-storage.mjs");
 const { RedisDelayQueue } = await import("tarry-queue/redis");
 const { startRedis } = await import("../../tests/redis/redis-server.mjs");

@@ -2,39 +2,20 @@
 // cursors, items as get() and the pages show them (`ItemInfo` of the engine contract), and the
 // figures of every process that the scripts keep in the queue's meta hash.
 
-import { describe, options } from "../arguments.js";
+import { pageOptions as checkPage } from "../arguments.js";
 import { Lateness } from "../lateness.js";
 
-/** Items per page: the default and the most. */
-const PAGE = 100;
-const MAX_PAGE = 1000;
-
 /**
- * A page's options, checked: { limit, after } with `after` one of this kind's cursors, read.
+ * A page's options, checked (../arguments.js): { limit, after } with `after` one of this
+ * kind's cursors, read.
  * @param {unknown} opts
  * @param {"pending" | "inFlight"} kind
  */
 export function pageOptions(opts, kind) {
-  const o = options(opts, "options", ["limit", "after"], `${kind}()`);
-  const { limit = PAGE, after } = o;
-  if (typeof limit !== "number") throw new TypeError(`options.limit must be a number, got ${describe(limit)}`);
-  if (!Number.isInteger(limit) || limit < 1 || limit > MAX_PAGE) {
-    throw new RangeError(`options.limit must be a whole number from 1 to ${MAX_PAGE}, got ${limit}`);
-  }
-  if (after === undefined) return { limit, after: undefined };
-  if (typeof after !== "string") {
-    throw new TypeError(`options.after must be a cursor (a string), got ${describe(after)}`);
-  }
-  const m = (kind === "pending" ? /^p(-?\d+(?:\.\d+)?):([0-9a-f]{16})$/ : /^l(-?\d+(?:\.\d+)?):(.+)$/).exec(after);
-  let key;
-  try {
-    key = m && (kind === "pending" ? { deadline: m[1], seq: m[2] } : { expiry: m[1], id: decodeURIComponent(m[2]) });
-  } catch {
-    key = null;
-  }
-  if (!key)
-    throw new RangeError(`options.after must be a cursor that ${kind}() returned as next, got ${describe(after)}`);
-  return { limit, after: key };
+  return checkPage(opts, `${kind}()`, (text) => {
+    const m = (kind === "pending" ? /^p(-?\d+(?:\.\d+)?):([0-9a-f]{16})$/ : /^l(-?\d+(?:\.\d+)?):(.+)$/).exec(text);
+    return m && (kind === "pending" ? { deadline: m[1], seq: m[2] } : { expiry: m[1], id: decodeURIComponent(m[2]) });
+  });
 }
 
 /** @param {{ deadline: string, seq: string }} last */

@@ -3,7 +3,10 @@
 // changes; the rules every engine shares (an options bag takes only its call's options, an
 // option set to undefined is its default, null is a value) are those of ../arguments.js.
 
-import { checkMs, describe, epochOf, options } from "../arguments.js";
+import { checkLimit, checkMs, deadlineAt, deadlineIn, describe, options, readCursor } from "../arguments.js";
+
+/** A page's limit, as every engine checks it (../arguments.js). */
+export { checkLimit };
 
 /**
  * Values cross processes as JSON text: what JSON.stringify would silently change or refuse is
@@ -11,12 +14,8 @@ import { checkMs, describe, epochOf, options } from "../arguments.js";
  */
 export const JSON_RULES = { omitUndefined: false, maxDepth: 1000 };
 
-/** The latest (and, negated, the earliest) epoch ms a Date can hold. */
-const MAX_TIME = 8.64e15;
 /** The most hash tags one queue may be spread over (`shards`: js/redis/shards.js). */
 export const MAX_SHARDS = 64;
-/** A page of dead letters holds at most this many. */
-export const MAX_PAGE = 1000;
 
 const QUEUE_OPTIONS = [
   "redis",
@@ -200,43 +199,24 @@ export function processOptions(handler, opts) {
 
 /**
  * A delay, checked: a finite number of ms that puts the deadline (counted from now) within a
- * Date's range.
+ * Date's range (../arguments.js).
  * @param {unknown} ms
  * @param {string} name
  * @returns {number}
  */
 export function checkDelay(ms, name) {
-  checkMs(ms, name);
-  const deadline = Date.now() + /** @type {number} */ (ms);
-  if (Math.abs(deadline) > MAX_TIME)
-    throw new RangeError(`${name} must put the deadline within a Date's range (±${MAX_TIME} epoch ms), got ${ms}`);
+  deadlineIn(ms, name, Date.now());
   return /** @type {number} */ (ms);
 }
 
 /**
- * A deadline (epoch ms or a Date), checked: within a Date's range.
+ * A deadline (epoch ms or a Date), checked: within a Date's range (../arguments.js).
  * @param {unknown} deadline
  * @param {string} name
  * @returns {number}
  */
 export function checkDeadline(deadline, name) {
-  const at = epochOf(deadline, name);
-  if (Math.abs(at) > MAX_TIME)
-    throw new RangeError(`${name} must be within a Date's range (±${MAX_TIME} epoch ms), got ${at}`);
-  return at;
-}
-
-/**
- * A page's limit: a whole number from 1 to MAX_PAGE.
- * @param {unknown} limit
- * @param {string} name
- * @returns {number}
- */
-export function checkLimit(limit, name) {
-  if (typeof limit !== "number") throw new TypeError(`${name} must be a number, got ${describe(limit)}`);
-  if (!Number.isInteger(limit) || limit < 1 || limit > MAX_PAGE)
-    throw new RangeError(`${name} must be a whole number from 1 to ${MAX_PAGE}, got ${limit}`);
-  return limit;
+  return deadlineAt(deadline, name);
 }
 
 /**
@@ -256,8 +236,8 @@ export function cursorOf(diedAt, id) {
  * @returns {[string, string]}
  */
 export function checkCursor(cursor, name) {
-  if (typeof cursor !== "string") throw new TypeError(`${name} must be a cursor (a string), got ${describe(cursor)}`);
-  const m = /^d(-?\d+(?:\.\d+)?):([\s\S]+)$/.exec(cursor);
-  if (!m) throw new RangeError(`${name} must be a cursor that deadLetters() returned as next, got ${describe(cursor)}`);
-  return [m[1], m[2]];
+  return readCursor(cursor, name, "deadLetters()", (text) => {
+    const m = /^d(-?\d+(?:\.\d+)?):([\s\S]+)$/.exec(text);
+    return m && /** @type {[string, string]} */ ([m[1], m[2]]);
+  });
 }

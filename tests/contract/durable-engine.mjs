@@ -41,7 +41,7 @@ export class DurableHost {
   #idle = 0;
 
   /**
-   * @param {typeof import("../../js/durable.js").DurableDelayQueue} DurableDelayQueue
+   * @param {typeof import("../../js/durable/queue.js").DurableDelayQueue} DurableDelayQueue
    * @param {object} storage the object's storage (ctx.storage or a FakeStorage)
    * @param {() => Promise<unknown>} state what storage holds, to compare
    */

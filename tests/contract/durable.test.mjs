@@ -4,7 +4,7 @@
 // runs the same cases in real workerd.
 import { setTimeout as sleep } from "node:timers/promises";
 import "../../js/node.js";
-import { DurableDelayQueue } from "../../js/durable.js";
+import { DurableDelayQueue } from "../../js/durable/queue.js";
 import { FakeStorage } from "../js/durable-storage.mjs";
 import { DurableHost } from "./durable-engine.mjs";
 import { register } from "./register.mjs";

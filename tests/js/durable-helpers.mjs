@@ -3,10 +3,10 @@
 //
 // DurableDelayQueue is exported by the `workerd` entry only (Workers import the wasm as a
 // module, which Node cannot), so these tests load the Node entry, which initialises the same
-// wasm module, and import js/durable.js beside it. tests/workerd runs it as a user imports it.
+// wasm module, and import js/durable/queue.js beside it. tests/workerd runs it as a user imports it.
 import assert from "node:assert/strict";
 import "../../js/node.js";
-import { DurableDelayQueue } from "../../js/durable.js";
+import { DurableDelayQueue } from "../../js/durable/queue.js";
 import { FakeStorage } from "./durable-storage.mjs";
 
 export { DurableDelayQueue, FakeStorage };

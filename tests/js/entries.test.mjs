@@ -3,7 +3,8 @@
 // wasm (it runs where dist/ was never built); js/wasm.js is the one module that imports the
 // wasm-bindgen glue (dist/tarry.js); only the runtime entries name the wasm itself, each the
 // way its runtime loads it (workerd the .wasm file, the others its bytes inline in
-// dist/tarry_inline.js).
+// dist/tarry_inline.js); the Durable engine (js/durable/) loads neither the wasm nor the Redis
+// code; and every module an entry reaches is one package.json's `files` ships.
 
 import { test } from "node:test";
 import assert from "node:assert/strict";
@@ -119,4 +120,43 @@ test("the Redis entry loads and checks its arguments where nothing resolves into
   );
   assert.equal(r.status, 0, r.stderr);
   assert.equal(r.stdout.trim(), "ok");
+});
+
+test("the Durable engine (js/durable/) imports neither the wasm nor the Redis code", () => {
+  const workerd = pkg.exports["."].workerd;
+  const { specs } = importsOf(new URL(workerd, root));
+  assert.ok(specs.includes("./durable/queue.js"), `${workerd} exports DurableDelayQueue from js/durable/queue.js`);
+  const graph = graphOf("js/durable/queue.js");
+  const files = [...graph.keys()].map((url) => url.slice(root.href.length));
+  assert.ok(files.filter((f) => f.startsWith("js/durable/")).length >= 8, `only ${files} followed`);
+  for (const [url, { specs, dynamic }] of graph) {
+    const file = url.slice(root.href.length);
+    assert.notEqual(file, "js/wasm.js", "the Durable engine reaches js/wasm.js");
+    for (const spec of [...specs, ...dynamic]) {
+      assert.ok(!spec.includes("dist/") && !/redis/.test(spec), `${file} imports ${spec}`);
+    }
+  }
+});
+
+test("every module an entry reaches is in package.json's files", () => {
+  // `files` as npm reads these globs: a directory's *.js, or a path.
+  const shipped = (file) =>
+    pkg.files.some((glob) =>
+      glob.endsWith("/*.js")
+        ? file.startsWith(glob.slice(0, -4)) && !file.slice(glob.length - 4).includes("/") && file.endsWith(".js")
+        : file === glob,
+    );
+  const entries = [
+    ...Object.values(pkg.exports["."]),
+    ...Object.values(pkg.exports)
+      .map((e) => e.default)
+      .filter((e) => typeof e === "string" && e.endsWith(".js")),
+  ]
+    .filter((e) => e.endsWith(".js"))
+    .map((e) => e.replace(/^\.\//, ""));
+  const reached = new Set();
+  for (const entry of entries) for (const url of graphOf(entry).keys()) reached.add(url.slice(root.href.length));
+  assert.ok(reached.has("js/durable/store.js"), "the workerd entry reaches js/durable/");
+  for (const file of reached)
+    assert.ok(shipped(file), `${file} is reached from an entry, and not in package.json's files`);
 });

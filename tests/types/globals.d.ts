@@ -25,5 +25,5 @@ interface Uint8ArrayConstructor {
   fromHex?(hex: string): Uint8Array;
 }
 
-/** A Durable Object's `ctx.storage`, as js/durable.js uses it (its public type: js/workerd.d.ts). */
+/** A Durable Object's `ctx.storage`, as js/durable/queue.js uses it (its public type: js/workerd.d.ts). */
 type DurableObjectStorage = import("../../js/workerd.d.ts").DurableQueueStorage;

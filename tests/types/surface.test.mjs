@@ -146,7 +146,25 @@ async function jsSurface(entryFile) {
   return out;
 }
 
+/**
+ * A program of `roots` and a file `from` (at the package's root, so that "tarry-queue"
+ * resolves to this package by its own name) that holds `source` and exists only here.
+ */
+function programWith(from, source, options, roots = []) {
+  const host = ts.createCompilerHost(options);
+  const read = host.readFile;
+  host.readFile = (f) => (f === from ? source : read(f));
+  host.fileExists = (
+    (exists) => (f) =>
+      f === from || exists(f)
+  )(host.fileExists);
+  return ts.createProgram([from, ...roots], options, host);
+}
+
 const typesSurfaces = new Map();
+
+/** The engine contract's interface (js/tarry.d.ts), which every durable engine's class implements. */
+const CONTRACT = "DurableEngine";
 
 /** The types side: what TypeScript sees for `specifier` under `condition`, in the same shape. */
 function typesSurface(condition, specifier = "tarry-queue") {
@@ -155,9 +173,8 @@ function typesSurface(condition, specifier = "tarry-queue") {
   return typesSurfaces.get(key);
 }
 
-function readTypes(conditions, specifier) {
-  // At the root, so that the nearest package.json is this package's (self-reference by name).
-  const from = join(root, "__surface__.ts");
+/** A user's file `source`, importing the package under `conditions`, in a strict program: it and its errors. */
+function userProgram(from, source, conditions) {
   const options = {
     noEmit: true,
     strict: true,
@@ -168,16 +185,15 @@ function readTypes(conditions, specifier) {
     types: [],
     customConditions: conditions,
   };
-  const host = ts.createCompilerHost(options);
-  const read = host.readFile;
-  host.readFile = (f) => (f === from ? `export * from "${specifier}";\n` : read(f));
-  host.fileExists = (
-    (exists) => (f) =>
-      f === from || exists(f)
-  )(host.fileExists);
-  // "tarry-queue" resolves to this package by its own name (package.json's `exports`).
-  const program = ts.createProgram([from], options, host);
+  const program = programWith(from, source, options);
   const errors = ts.getPreEmitDiagnostics(program).map((d) => ts.flattenDiagnosticMessageText(d.messageText, "\n"));
+  return { program, errors };
+}
+
+function readTypes(conditions, specifier) {
+  // At the root, so that the nearest package.json is this package's (self-reference by name).
+  const from = join(root, "__surface__.ts");
+  const { program, errors } = userProgram(from, `export * from "${specifier}";\n`, conditions);
   assert.deepEqual(errors, [], `the types for conditions ${conditions} do not compile`);
   const checker = program.getTypeChecker();
   const moduleSymbol = checker.getSymbolAtLocation(program.getSourceFile(from));
@@ -187,8 +203,15 @@ function readTypes(conditions, specifier) {
     if (!(symbol.flags & ts.SymbolFlags.Value)) continue; // interfaces and type aliases
     const valueType = checker.getTypeOfSymbol(symbol);
     if (valueType.getConstructSignatures().length > 0) {
-      // Members declared by the class (or interface) itself, as on the JS side: not Error's.
-      const own = (member) => member.declarations?.some((d) => symbol.declarations.includes(d.parent));
+      // Members declared by the class (or interface) itself, as on the JS side: not Error's, nor
+      // the EventTarget's (QueueEvents: the JS inherits them from js/events.js); and those of the
+      // engine contract (DurableEngine), which an engine's class implements itself.
+      const own = (member) =>
+        member.declarations?.some(
+          (d) =>
+            symbol.declarations.includes(d.parent) ||
+            (ts.isInterfaceDeclaration(d.parent) && d.parent.name.text === CONTRACT),
+        );
       const isClass = (symbol.flags & ts.SymbolFlags.Class) !== 0;
       const instance = checker.getDeclaredTypeOfSymbol(symbol);
       out[exported.name] = {
@@ -291,14 +314,12 @@ function signatureProgram(surfaces) {
     types: ["node"],
     typeRoots: [join(root, "node_modules/@types")],
   };
-  const host = ts.createCompilerHost(options);
-  const read = host.readFile;
-  host.readFile = (f) => (f === from ? `${lines.join("\n")}\n` : read(f));
-  host.fileExists = (
-    (exists) => (f) =>
-      f === from || exists(f)
-  )(host.fileExists);
-  const program = ts.createProgram([from, ...checked.map(({ entry }) => join(root, entry))], options, host);
+  const program = programWith(
+    from,
+    `${lines.join("\n")}\n`,
+    options,
+    checked.map(({ entry }) => join(root, entry)),
+  );
   return { program, from, declarations };
 }
 
@@ -477,4 +498,75 @@ test("every member of every entry has the signature its types declare", async ()
   });
   assert.ok(compared > 80, `only ${compared} members compared`);
   assert.deepEqual(problems, [], `signatures that differ:\n${problems.join("\n")}`);
+});
+
+// ---- the engine contract -------------------------------------------------------------------
+
+/**
+ * The durable engines: each class that keeps the contract, where its JS defines it, and the
+ * entry whose types declare it (for a class no entry exports, the class whose prototype it
+ * takes: the sharded Redis queue, which `new RedisDelayQueue({ shards })` returns).
+ */
+const engines = [
+  { name: "RedisDelayQueue", file: "js/redis.js", specifier: "tarry-queue/redis", condition: "default" },
+  { name: "ShardedDelayQueue", file: "js/redis/shards.js", declaredAs: "RedisDelayQueue" },
+  { name: "DurableDelayQueue", file: "js/durable/queue.js", specifier: "tarry-queue", condition: "workerd" },
+  { name: "PostgresDelayQueue", file: "js/postgres.js", specifier: "tarry-queue/postgres", condition: "default" },
+].filter((e) => existsSync(join(root, e.file)));
+
+/** The contract's members, as TypeScript reads js/tarry.d.ts: [name, method or property]. */
+function contractMembers() {
+  const file = join(root, "js/tarry.d.ts");
+  const program = ts.createProgram([file], {
+    noEmit: true,
+    strict: true,
+    target: ts.ScriptTarget.ES2022,
+    lib: ["lib.es2022.d.ts", "lib.esnext.disposable.d.ts"],
+    types: [],
+  });
+  const checker = program.getTypeChecker();
+  const symbol = checker
+    .getExportsOfModule(checker.getSymbolAtLocation(program.getSourceFile(file)))
+    .find((e) => e.name === CONTRACT);
+  assert.ok(symbol, `js/tarry.d.ts exports no ${CONTRACT}`);
+  const own = checker
+    .getPropertiesOfType(checker.getDeclaredTypeOfSymbol(symbol))
+    .filter((m) => m.declarations.some((d) => d.parent.name?.text === CONTRACT));
+  return own.map((m) => [tsMemberName(m), (m.flags & ts.SymbolFlags.Method) !== 0 ? "method" : "property"]);
+}
+
+test("every durable engine's JS class has each member of the engine contract, itself", async () => {
+  const members = contractMembers();
+  assert.ok(members.length >= 20, `the contract has ${members.length} members`);
+  assert.ok(engines.length >= 3, `only ${engines.map((e) => e.name)} found`);
+  for (const { name, file } of engines) {
+    const cls = (await import(pathToFileURL(join(root, file)).href))[name];
+    assert.equal(typeof cls, "function", `${file} exports ${name}`);
+    const proto = cls.prototype;
+    for (const [member, kind] of members) {
+      const key = member.startsWith("Symbol.") ? Symbol[member.slice(7)] : member;
+      // Its own: a sharded queue that took RedisDelayQueue's method by its prototype would run
+      // it on the wrong private fields.
+      const d = Object.getOwnPropertyDescriptor(proto, key);
+      assert.ok(d, `${name} (${file}) has no ${member} of its own: the contract (js/tarry.d.ts ${CONTRACT}) has it`);
+      if (kind === "method") assert.equal(typeof d.value, "function", `${name}#${member} is a method`);
+      else assert.ok(d.get !== undefined, `${name}#${member} is a getter`);
+    }
+  }
+});
+
+test("every durable engine's declared class is a DurableEngine", () => {
+  for (const { name, specifier, condition } of engines.filter((e) => e.specifier !== undefined)) {
+    const from = join(root, "__contract__.ts");
+    const source = [
+      `import type { DurableEngine } from "tarry-queue";`,
+      `import type { ${name} } from "${specifier}";`,
+      `const engine = (q: ${name}): DurableEngine<any, any, any, any> => q;`,
+      `// @ts-expect-error: the contract's members are the class's`,
+      `const wrong = (q: ${name}): { offer(value: unknown): Promise<number> } => q;`,
+      "export { engine, wrong };",
+    ].join("\n");
+    const { errors } = userProgram(from, source, [condition]);
+    assert.deepEqual(errors, [], `${name} (${specifier}) as a DurableEngine`);
+  }
 });

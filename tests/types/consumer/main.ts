@@ -108,6 +108,9 @@ expectType<Promise<Handle>>()(orders.put({ orderId: 6 }, 1, { signal: AbortSigna
 const ac = new AbortController();
 const next = await orders.take({ signal: ac.signal, timeout: 100 });
 expectType<Order | undefined>()(next);
+// Without a timeout, only an item: undefined is what a timeout gives.
+expectType<Order>()(await orders.take());
+expectType<Order>()(await orders.take({ signal: ac.signal }));
 expectType<Order | undefined>()(orders.poll());
 expectType<Order | undefined>()(orders.peek());
 expectType<Order>()(orders.element());

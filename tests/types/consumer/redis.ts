@@ -26,9 +26,15 @@ const id: Promise<string> = orders.offer({ orderId: 42, lines: [], paid: null, p
 void id;
 // @ts-expect-error the value must be an Order
 orders.offer({ orderId: "42" }, 1);
+// Without a timeout a take resolves only with a job (undefined is what a timeout gives).
 const job = await orders.take();
-if (job !== undefined) expectType<Order>()(job.value);
-expectType<RedisJob<Order> | undefined>()(job);
+expectType<RedisJob<Order>>()(job);
+expectType<Order>()(job.value);
+expectType<RedisJob<Order>>()(await orders.take({ signal: AbortSignal.timeout(1000) }));
+const timed = await orders.take({ timeout: 100 });
+expectType<RedisJob<Order> | undefined>()(timed);
+const perhaps: number | undefined = Math.random() < 0.5 ? 100 : undefined;
+expectType<RedisJob<Order> | undefined>()(await orders.take({ timeout: perhaps }));
 expectType<Promise<number>>()(sizeOf(orders));
 new RedisDelayQueue<Reminder>({ name: "reminders" });
 new RedisDelayQueue<string[]>({ name: "lists" });

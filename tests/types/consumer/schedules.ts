@@ -2,6 +2,7 @@
 // return, and tarry-queue/cron's rules (checked with tsc --strict like main.ts).
 import { type OccurrenceRule, type Schedule, Scheduler } from "tarry-queue";
 import { type CronRule, cron } from "tarry-queue/cron";
+import { RedisDelayQueue } from "tarry-queue/redis";
 import { expectType } from "./expect.js";
 
 const scheduler = new Scheduler({ cron });
@@ -32,3 +33,26 @@ scheduler.every(1000, () => {}, { catchUp: "some" });
 scheduler.every(1000, () => {}, { timezone: "UTC" });
 // @ts-expect-error the expression is a string
 scheduler.cron(5, () => {});
+
+// A queue whose items are orders and whose schedules carry reports is typed by the union of
+// both (a schedule's occurrences are the queue's items), narrowed by a `kind` field.
+interface OrderItem {
+  kind: "order";
+  orderId: number;
+}
+interface Report {
+  kind: "report";
+  day?: string;
+}
+type Work = OrderItem | Report;
+const work = new RedisDelayQueue<Work>({ name: "work" });
+expectType<Promise<string>>()(work.offer({ kind: "order", orderId: 1 }, 1000));
+const report = await work.schedule("nightly", { cron: "0 2 * * *", timezone: "America/New_York" }, { kind: "report" });
+expectType<Work>()(report.value);
+work.process((value, job) => {
+  if (value.kind === "report") expectType<Report>()(value);
+  else expectType<number>()(value.orderId);
+  expectType<string | undefined>()(job.schedule);
+});
+// @ts-expect-error a schedule's value is one of the queue's items
+work.schedule("invoices", { every: 60_000 }, { kind: "invoice" });

@@ -3,6 +3,9 @@
 import {
   DelayQueue,
   DurableDelayQueue,
+  type DurableDeadLetter,
+  type DurableEngine,
+  type DurableQueueStats,
   type DurableQueueStorage,
   type DurableScheduleInfo,
   type DurableScheduleOptions,
@@ -25,6 +28,9 @@ interface Reminder {
 }
 const durable = await DurableDelayQueue.open<Reminder>(storage, { maxAttempts: 3 });
 expectType<DurableDelayQueue<Reminder>>()(durable);
+// The engine contract, with this engine's stats and dead letters.
+const engine: DurableEngine<Reminder, DurableQueueStats, DurableDeadLetter<Reminder>> = durable;
+expectType<Reminder>()((await engine.deadLetters()).items[0].value);
 expectType<Promise<string>>()(durable.offer({ text: "call Ada" }, 60_000));
 expectType<Promise<string>>()(durable.offer({ text: "call Ada" }, 60_000, { id: "ada", ifExists: "keep" }));
 expectType<Promise<string>>()(durable.offerAt({ text: "call Grace" }, new Date(Date.now() + 60_000)));
