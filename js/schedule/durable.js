@@ -1,6 +1,6 @@
-// The schedules of a DurableDelayQueue (js/durable.js): what its schedule(), unschedule(),
-// deliver() and open() compute, as pure functions of a schedule and the time; durable.js
-// commits what they return, with the rest of each call's change, in one storage transaction.
+// The schedules of a DurableDelayQueue (js/durable/): what its schedule(), unschedule(),
+// deliver() and open() compute, as pure functions of a schedule and the time; js/durable/
+// (schedules.js, consumer.js, load.js) commits what they return, with the rest of each call's change, in one storage transaction.
 // The rules are docs/schedules.md's, through rule.js (catchUp) and spec.js (the checks and
 // the occurrences' ids), as on Redis.
 //
