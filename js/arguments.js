@@ -178,6 +178,31 @@ export function deadlineAt(deadline, name, latest = MAX_TIME) {
   return at;
 }
 
+/** The earliest instant every engine holds (epoch ms): the earliest a Date holds. */
+export const EARLIEST_INSTANT = -MAX_TIME;
+/**
+ * The latest instant every engine holds (epoch ms), 2189-01-01: workerd refuses alarms after
+ * 2189 ("This API doesn't support dates after 2189"), so a time a Durable Object cannot wake
+ * for is refused on every engine alike.
+ */
+export const LATEST_INSTANT = Date.UTC(2189, 0, 1);
+
+/** The instant range, for messages. */
+export const INSTANTS = `from ${new Date(EARLIEST_INSTANT).toISOString()} to ${new Date(LATEST_INSTANT).toISOString()}`;
+
+/** An epoch-ms number (finite) within [EARLIEST_INSTANT, LATEST_INSTANT]; a RangeError naming `name` otherwise. */
+export function checkInstant(epoch, name) {
+  if (!(epoch >= EARLIEST_INSTANT && epoch <= LATEST_INSTANT))
+    throw new RangeError(`${name} must be an instant ${INSTANTS} (what every engine holds), got ${epoch}`);
+}
+
+/** An epoch-ms number or a Date, as epoch ms within the instant range every engine holds. */
+export function instantOf(deadline, name) {
+  const epoch = epochOf(deadline, name);
+  checkInstant(epoch, name);
+  return epoch;
+}
+
 /**
  * An options bag: `undefined` (no options) or an object whose own enumerable string keys
  * are all options the call takes. Returns it, or `{}` for undefined. An unknown key (a

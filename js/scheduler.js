@@ -37,13 +37,15 @@
 
 import { Emitter, HEARD, POST } from "./events.js";
 import { Timeline } from "./timeline.js";
-import { checkBoolean, checkClock, checkHandle, checkMs, describe, epochOf, options } from "./arguments.js";
+import { checkBoolean, checkClock, checkHandle, checkMs, describe, instantOf, options } from "./arguments.js";
 import {
   catchUp,
   checkCatchUp,
+  defaultStart,
   EveryRule,
   checkPeriod,
   firstAtOrAfter,
+  firstOccurrence,
   knownOptions,
   startOf,
 } from "./schedule/rule.js";
@@ -275,7 +277,7 @@ export class Scheduler extends Emitter {
    */
   scheduleAt(fn, deadline, ...args) {
     checkFn(fn);
-    const epoch = epochOf(deadline);
+    const epoch = instantOf(deadline, "deadline");
     const tl = this.#tl;
     tl.open();
     return this.#add({ fn, args }, tl.clock.fromEpoch(epoch));
@@ -298,9 +300,10 @@ export class Scheduler extends Emitter {
     const o = knownOptions(opts, EVERY_OPTIONS, "every()");
     const { catchUp: mode, overlap } = this.#common(o);
     const start = startOf(o.start);
-    this.#tl.open();
     const now = Date.now();
-    return this.#begin(new EveryRule(periodMs, start ?? now + periodMs), fn, mode, overlap, now);
+    const rule = new EveryRule(periodMs, start ?? defaultStart(now, periodMs, "periodMs"));
+    this.#tl.open();
+    return this.#begin(rule, fn, mode, overlap, now, o.start === undefined ? "periodMs" : "start");
   }
 
   /**
@@ -330,7 +333,14 @@ export class Scheduler extends Emitter {
     this.#tl.open();
     const now = Date.now();
     // By default the first occurrence after now; with `start`, the first at or after it.
-    return this.#begin(rule, fn, mode, overlap, start === undefined ? now + 1 : Math.max(start, now));
+    return this.#begin(
+      rule,
+      fn,
+      mode,
+      overlap,
+      start === undefined ? now + 1 : Math.max(start, now),
+      start === undefined ? "expression" : "start",
+    );
   }
 
   /** Forgets a pending callback; false when the handle names none (it ran, or was cancelled). */
@@ -387,11 +397,13 @@ export class Scheduler extends Emitter {
     return { catchUp: mode, overlap };
   }
 
-  /** Starts a schedule at its first occurrence at or after `from`; throws (nothing changed) when it has none or the host refuses the timer. */
-  #begin(rule, fn, mode, overlap, from) {
-    const first = firstAtOrAfter(rule, from);
-    if (first === undefined)
-      throw new RangeError(`the schedule has no occurrence at or after ${new Date(from).toISOString()}`);
+  /**
+   * Starts a schedule at its first occurrence at or after `from`; throws (nothing changed)
+   * when it has none up to the latest instant (a RangeError naming `name`, the argument that
+   * chose `from`) or the host refuses the timer.
+   */
+  #begin(rule, fn, mode, overlap, from, name) {
+    const first = firstOccurrence(rule, from, name);
     const r = new Recurrence(rule, fn, mode, overlap);
     r.due = first;
     r.schedule = new Schedule(secret, r, this.#host);

@@ -195,7 +195,10 @@ async function handOut(store, now, outcome) {
  */
 function occur(store, record, change) {
   const s = /** @type {DurableSchedule} */ (store.schedules.get(/** @type {string} */ (record.schedule)));
-  const { run, schedule } = occurrenceStep(s, Date.now());
+  // Whether its latest run waits for a retry (a run lasts until done or dead: overlap).
+  const latest = s.last === null ? undefined : store.items.get(occurrenceId(s.id, s.last));
+  const retrying = latest !== undefined && latest !== record && latest.state === "pending" && latest.schedule === s.id;
+  const { run, schedule } = occurrenceStep(s, Date.now(), retrying);
   let next = change.next ?? store.next;
   const removes = [...(change.removes ?? [])];
   const adds = [...(change.adds ?? [])];

@@ -10,8 +10,10 @@
 // - cron needs time zones, which Lua cannot compute: the occurrence after the pending one is
 //   computed here, by whichever consumer the take script asks (the one that took the previous
 //   occurrence, or the one that finds it missing), and the advance script accepts it only
-//   while the schedule still waits at the due time it was computed for (compare-and-set).
-//   Two clients that compute it compute the same instant, and only one of them places it.
+//   while the schedule still waits at the due time, under the version of its rule, it was
+//   computed for (compare-and-set): two clients that compute it compute the same instant,
+//   and only one of them places it; one computed before schedule() changed the rule is
+//   refused.
 //   While no client runs, the pending occurrence stays in Redis; the next is placed when a
 //   consumer takes it, and catchUp decides then what runs.
 //
@@ -20,7 +22,7 @@
 // from a client, after the occurrence is handed out. schedules() reads the hash in pages.
 
 import { jsonText } from "../json.js";
-import { firstAtOrAfter } from "../schedule/rule.js";
+import { firstOccurrence } from "../schedule/rule.js";
 import { cronRuleOf, pendingAfterCatchUp, scheduleSpec } from "../schedule/spec.js";
 import { JSON_RULES } from "./options.js";
 import { SCRIPTS } from "./scripts.js";
@@ -45,11 +47,16 @@ import { SCRIPTS } from "./scripts.js";
 /**
  * What the take script asks a client to compute for a cron schedule whose pending occurrence
  * is `due`: what it becomes at `now` (catchUp) and the occurrence after that.
- * @typedef {{ id: string, due: string, now: number, expression: string, timezone: string, catchUp: "one" | "all" | "none" }} Need
+ * @typedef {{ id: string, due: string, now: number, expression: string, timezone: string, catchUp: "one" | "all" | "none", version: string }} Need
  */
 
 /** Schedules per page of the listing (HSCAN's COUNT). */
 const PAGE = 500;
+/**
+ * Upserts of a cron schedule tried before giving up: each try after the first starts after
+ * the run the script reported, so a second is all a schedule needs unless others race it.
+ */
+const UPSERT_TRIES = 8;
 
 export class RedisSchedules {
   /** @type {import("./connection.js").Connection} */
@@ -107,14 +114,15 @@ export class RedisSchedules {
     // server's clock as this process knows it, erring early: then it is due at once, never
     // early), and after the latest run when the schedule had one (the script says).
     let from = Math.max(spec.start ?? Number.NEGATIVE_INFINITY, Math.floor(conn.clock.serverNow()) + 1);
-    for (;;) {
-      const first = firstAtOrAfter(cron, from);
-      if (first === undefined)
-        throw new RangeError(`the schedule has no occurrence at or after ${new Date(from).toISOString()}`);
+    for (let i = 0; i < UPSERT_TRIES; i++) {
+      const first = firstOccurrence(cron, from, spec.start === undefined ? "rule.cron" : "start");
       const reply = await conn.run(SCRIPTS.scheduleUpsert, { ...params, first, succ: cron.next(first) });
       if (reply.schedule !== undefined) return infoOf(reply.schedule);
       from = /** @type {number} */ (reply.last) + 1;
     }
+    throw new Error(
+      `schedule(): the schedule ${JSON.stringify(spec.id)} moved on under each of ${UPSERT_TRIES} tries (other processes run it fast); nothing changed`,
+    );
   }
 
   /**
@@ -148,7 +156,7 @@ export class RedisSchedules {
     for (const need of needs) {
       const rule = await cronRuleOf(need.expression, need.timezone);
       const { keep, after } = pendingAfterCatchUp(rule, Number(need.due), need.now, need.catchUp);
-      const params = { channel: this.#channel, id: need.id, due: need.due, keep, succ: after };
+      const params = { channel: this.#channel, id: need.id, due: need.due, keep, succ: after, version: need.version };
       const reply = await this.#conn.run(SCRIPTS.scheduleAdvance, params);
       head = Math.min(head, reply.head);
     }

@@ -347,13 +347,14 @@ export const SCRIPTS = {
 
   scheduleAdvance: script(
     "scheduleAdvance",
-    /** `keep` and `succ` undefined: the rule has none. @param {{ channel: string, id: string, due: string, keep: number | undefined, succ: number | undefined }} p */
-    ({ channel, id, due, keep, succ }) => [
+    /** `keep` and `succ` undefined: the rule has none; `version` the need's. @param {{ channel: string, id: string, due: string, keep: number | undefined, succ: number | undefined, version: string }} p */
+    ({ channel, id, due, keep, succ, version }) => [
       channel,
       id,
       due,
       keep === undefined ? "end" : String(keep),
       succ === undefined ? "end" : String(succ),
+      version,
     ],
     ([accepted, head]) => ({ accepted: accepted === 1, head: timeOf(head) }),
   ),
@@ -386,11 +387,11 @@ function scheduleOf([id, kind, rule, start, zone, catchUp, overlap, due, last, r
 
 /**
  * What the take script asks a client to compute for a cron schedule.
- * @param {any[]} need id, due, now, expression, zone, catchUp
+ * @param {any[]} need id, due, now, expression, zone, catchUp, version (of the rule)
  * @returns {import("./schedules.js").Need}
  */
-function needOf([id, due, now, expression, zone, catchUp]) {
-  return { id, due, now: Number(now), expression, timezone: zone, catchUp };
+function needOf([id, due, now, expression, zone, catchUp, version]) {
+  return { id, due, now: Number(now), expression, timezone: zone, catchUp, version: String(version) };
 }
 
 /**

@@ -24,8 +24,14 @@
 // fields and asks Intl for the wall time in the zone); in UTC a tenth of that.
 
 import { Cron } from "croner";
-import { describe } from "../arguments.js";
+import { describe, EARLIEST_INSTANT, LATEST_INSTANT } from "../arguments.js";
 import { knownOptions } from "./rule.js";
+
+/**
+ * The earliest instant croner is asked about: a week inside a Date's range, since croner
+ * converting the wall time of a zone fails on dates at its very edge.
+ */
+const EARLIEST_ASKED = EARLIEST_INSTANT + 7 * 86_400_000;
 
 /** Zones croner may treat as a fixed offset of 0 (its fast path, without Intl). */
 const UTC_ZONES = new Set(["UTC", "Etc/UTC", "Etc/GMT", "GMT", "Etc/Universal", "Etc/Zulu", "Universal", "Zulu"]);
@@ -55,19 +61,33 @@ export class CronRule {
         `expression ${JSON.stringify(expression)} is not a cron expression tarry reads: ${message}`,
       );
     }
+    // An expression no date matches (`0 0 30 2 *`) is refused here, at the call, rather
+    // than by the first engine that looks for an occurrence. croner gives up on it at once.
+    if (this.#cron.nextRun(new Date(0)) === null)
+      throw new RangeError(
+        `expression ${JSON.stringify(expression)} has no occurrence: no date matches its day and month fields`,
+      );
     this.expression = expression;
     this.timezone = timezone;
   }
 
-  /** The first occurrence strictly after `after` (epoch ms), or undefined when none is left. */
+  /**
+   * The first occurrence strictly after `after` (epoch ms), or undefined when none is left
+   * up to the latest instant every engine holds (arguments.js LATEST_INSTANT).
+   */
   next(after) {
-    const d = this.#cron.nextRun(new Date(after));
-    return d === null ? undefined : d.getTime();
+    if (!(after < LATEST_INSTANT)) return undefined;
+    const d = this.#cron.nextRun(new Date(Math.max(after, EARLIEST_ASKED)));
+    const t = d === null ? undefined : d.getTime();
+    return t !== undefined && t <= LATEST_INSTANT ? t : undefined;
   }
 
   /** The last occurrence at or before `at` (epoch ms), or undefined. */
   latest(at) {
-    const [d] = this.#cron.previousRuns(1, new Date(Math.floor(at) + 1));
+    const [d] = this.#cron.previousRuns(
+      1,
+      new Date(Math.floor(Math.max(Math.min(at, LATEST_INSTANT), EARLIEST_ASKED)) + 1),
+    );
     return d === undefined ? undefined : d.getTime();
   }
 

@@ -1,6 +1,6 @@
-// The schedules of a DurableDelayQueue (js/durable.js): what its schedule(), unschedule(),
-// deliver() and open() compute, as pure functions of a schedule and the time; durable.js
-// commits what they return, with the rest of each call's change, in one storage transaction.
+// The schedules of a DurableDelayQueue (js/durable/): what its schedule(), unschedule(),
+// deliver() and open() compute, as pure functions of a schedule and the time; js/durable/
+// (schedules.js, consumer.js, load.js) commits what they return, with the rest of each call's change, in one storage transaction.
 // The rules are docs/schedules.md's, through rule.js (catchUp) and spec.js (the checks and
 // the occurrences' ids), as on Redis.
 //
@@ -11,15 +11,16 @@
 // pending, or it is in flight (its attempt counted) and the next one is pending. The object's
 // alarm is the one timer: the pending occurrences are items like the others.
 //
-// deliver() runs one handler at a time, so an occurrence is never handed out while the
-// previous run of its schedule runs: `overlap` has nothing to decide here, and an occurrence
-// that came due during a long run comes out after it (late; catchUp decides when it fell a
-// whole period behind).
+// deliver() runs one handler at a time, so two runs of a schedule never run at once, and an
+// occurrence that came due during a long run comes out after it (late; catchUp decides when
+// it fell a whole period behind). A run lasts until it is done or dead, its retries included:
+// with overlap false, an occurrence that comes due while the latest run waits for its retry
+// is skipped and counted (occurrenceStep), as on Redis.
 //
 // Storage: `${prefix}sched:<id>` → { every | cron, timezone, start, catchUp, overlap, value,
-// due, last, runs, skipped } (times epoch ms, null for none).
+// due, last, began, runs, skipped } (times epoch ms, null for none).
 
-import { catchUp, EveryRule, firstAtOrAfter } from "./rule.js";
+import { catchUp, defaultStart, EveryRule, firstOccurrence } from "./rule.js";
 import { cronRuleOf, occurrenceId } from "./spec.js";
 
 /**
@@ -35,15 +36,29 @@ import { cronRuleOf, occurrenceId } from "./spec.js";
  * @property {any} value
  * @property {number | null} due its pending occurrence, null once its rule has none left
  * @property {number | null} last the due time of the latest run
+ * @property {number | null} [began] when the latest run was first handed out (Date.now())
  * @property {number} runs
  * @property {number} skipped
  * @property {{ next(after: number): number | undefined, latest(at: number): number | undefined }} rule
  */
 
 /** What storage holds for a schedule. @param {DurableSchedule} s */
-export function storedSchedule({ every, cron, timezone, start, catchUp, overlap, value, due, last, runs, skipped }) {
+export function storedSchedule({
+  every,
+  cron,
+  timezone,
+  start,
+  catchUp,
+  overlap,
+  value,
+  due,
+  last,
+  began,
+  runs,
+  skipped,
+}) {
   const rule = every !== undefined ? { every } : { cron, timezone };
-  return { ...rule, start, catchUp, overlap, value, due, last, runs, skipped };
+  return { ...rule, start, catchUp, overlap, value, due, last, began: began ?? null, runs, skipped };
 }
 
 /**
@@ -67,7 +82,8 @@ export async function scheduleOf(id, r) {
   }
   const { every, cron, timezone, start, catchUp, overlap, value, due, last, runs, skipped } = r;
   const kind = every !== undefined ? { every } : { cron, timezone };
-  return { id, ...kind, start, catchUp, overlap, value, due, last, runs, skipped, rule };
+  const began = Number.isFinite(r.began) ? r.began : null; // null in a record written before it was kept
+  return { id, ...kind, start, catchUp, overlap, value, due, last, began, runs, skipped, rule };
 }
 
 /** A schedule as schedules() and schedule() give it (the value copied). @param {DurableSchedule} s */
@@ -105,7 +121,12 @@ export function infoOf(s) {
 export function planSchedule(old, spec, value, cronRule, now, gone) {
   const start = spec.start === undefined ? undefined : Math.ceil(spec.start);
   const rule = spec.kind === "every" ? { every: spec.every } : { cron: spec.cron, timezone: spec.timezone };
-  const history = { last: old?.last ?? null, runs: old?.runs ?? 0, skipped: old?.skipped ?? 0 };
+  const history = {
+    last: old?.last ?? null,
+    began: old?.began ?? null,
+    runs: old?.runs ?? 0,
+    skipped: old?.skipped ?? 0,
+  };
   const common = { id: spec.id, ...rule, catchUp: spec.catchUp, overlap: spec.overlap, value, ...history };
   const sameRule =
     old !== undefined &&
@@ -122,7 +143,10 @@ export function planSchedule(old, spec, value, cronRule, now, gone) {
   if (spec.kind === "every") {
     // The same rule keeps its phase.
     origin =
-      start ?? (sameRule ? /** @type {number} */ (old.start) : Math.ceil(now + /** @type {number} */ (spec.every)));
+      start ??
+      (sameRule
+        ? /** @type {number} */ (old.start)
+        : defaultStart(now, /** @type {number} */ (spec.every), "rule.every"));
     occurrences = new EveryRule(/** @type {number} */ (spec.every), origin);
     from = Math.max(now, after);
   } else {
@@ -130,9 +154,7 @@ export function planSchedule(old, spec, value, cronRule, now, gone) {
     occurrences = /** @type {NonNullable<typeof cronRule>} */ (cronRule);
     from = Math.max(start === undefined ? now + 1 : Math.max(start, now), after);
   }
-  const first = firstAtOrAfter(occurrences, from);
-  if (first === undefined)
-    throw new RangeError(`the schedule has no occurrence at or after ${new Date(from).toISOString()}`);
+  const first = firstOccurrence(occurrences, from, start !== undefined ? "start" : `rule.${spec.kind}`);
   return { schedule: { ...common, start: origin, due: first, rule: occurrences }, first };
 }
 
@@ -141,13 +163,23 @@ export function planSchedule(old, spec, value, cronRule, now, gone) {
  * occurrence that runs (its own due time, the latest missed one for "one", undefined for
  * "none"), and `schedule`, the schedule after it (`due` its next pending occurrence, null
  * when the rule has no more).
+ *
+ * `retrying`: the schedule's latest run waits for its retry. A run lasts until it is done or
+ * dead, its retries included, so with overlap false an occurrence that came due after that
+ * run began is skipped (counted), as on Redis; one due before it began (a catch-up "all")
+ * runs, since deliver() runs one handler at a time and it cannot run beside the retry.
  * @param {DurableSchedule} s
  * @param {number} now
+ * @param {boolean} [retrying]
  */
-export function occurrenceStep(s, now) {
-  const { run, next } = catchUp(s.rule, /** @type {number} */ (s.due), now, s.catchUp);
+export function occurrenceStep(s, now, retrying = false) {
+  let { run, next } = catchUp(s.rule, /** @type {number} */ (s.due), now, s.catchUp);
   const schedule = { ...s, due: next ?? null };
-  if (run !== undefined) Object.assign(schedule, { last: run, runs: s.runs + 1 });
+  if (run !== undefined && retrying && !s.overlap && s.began != null && run > s.began) {
+    run = undefined;
+    schedule.skipped = s.skipped + 1;
+  }
+  if (run !== undefined) Object.assign(schedule, { last: run, began: now, runs: s.runs + 1 });
   return { run, schedule };
 }
 

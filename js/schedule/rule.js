@@ -18,15 +18,32 @@
 // `catchUp(rule, due, now, mode)` says what a schedule whose occurrence `due` has come does
 // at `now`: the same answer on every engine.
 
-import { describe, epochOf, options } from "../arguments.js";
+import {
+  checkInstant,
+  describe,
+  EARLIEST_INSTANT,
+  INSTANTS,
+  instantOf,
+  LATEST_INSTANT,
+  options,
+} from "../arguments.js";
 
 /** What catchUp accepts, and the default. */
 export const CATCH_UP = Object.freeze(["one", "all", "none"]);
 
-/** The longest period: the span of epoch milliseconds a Date holds (±8.64·10^15). */
-const MAX_PERIOD_MS = 8.64e15;
+/** The longest period: the span of the instants every engine holds (arguments.js). */
+const MAX_PERIOD_MS = LATEST_INSTANT - EARLIEST_INSTANT;
 
-/** A fixed rate: occurrence k at start + k·period, for k ≥ 0. */
+/** An occurrence, or undefined when it falls after the latest instant: the rule has ended. */
+const within = (t) => (t <= LATEST_INSTANT ? t : undefined);
+
+/**
+ * A fixed rate: occurrence k at start + k·period, for k ≥ 0, up to the latest instant every
+ * engine holds (the rule ends there). k is found by one remainder, never by a loop: within
+ * the instant range every quantity is an integer below 2^53, so the arithmetic is exact, and
+ * whatever numbers it is handed (a record written before the range was checked) it costs the
+ * same. includes/every.lua computes the same in Lua (tests/redis/lua.test.mjs compares them).
+ */
 export class EveryRule {
   /** The period, a whole number of milliseconds ≥ 1. */
   periodMs;
@@ -35,35 +52,31 @@ export class EveryRule {
 
   /**
    * @param {number} periodMs a whole number of milliseconds, at least 1
-   * @param {number} start the first occurrence, epoch ms (rounded up to a whole ms)
+   * @param {number} start the first occurrence, epoch ms (rounded up to a whole ms), an instant
    */
   constructor(periodMs, start) {
     checkPeriod(periodMs);
     if (typeof start !== "number" || !Number.isFinite(start))
       throw new TypeError(`start must be a finite number of epoch milliseconds, got ${describe(start)}`);
+    checkInstant(start, "start");
     this.periodMs = periodMs;
     this.start = Math.ceil(start);
   }
 
-  /** The first occurrence strictly after `after` (epoch ms). */
+  /** The first occurrence strictly after `after` (epoch ms), or undefined past the latest instant. */
   next(after) {
     const { start, periodMs } = this;
-    if (after < start) return start;
-    let k = Math.floor((after - start) / periodMs) + 1;
-    // The division rounds; settle k exactly on the integers.
-    while (start + (k - 1) * periodMs > after) k--;
-    while (start + k * periodMs <= after) k++;
-    return start + k * periodMs;
+    if (after < start) return within(start);
+    const d = after - start;
+    return within(start + (d - (d % periodMs)) + periodMs);
   }
 
   /** The last occurrence at or before `at`, or undefined before the first. */
   latest(at) {
     const { start, periodMs } = this;
     if (at < start) return undefined;
-    let k = Math.floor((at - start) / periodMs);
-    while (k > 0 && start + k * periodMs > at) k--;
-    while (start + (k + 1) * periodMs <= at) k++;
-    return start + k * periodMs;
+    const d = Math.min(at, LATEST_INSTANT) - start;
+    return start + (d - (d % periodMs));
   }
 
   /** The rule as plain data. */
@@ -72,12 +85,38 @@ export class EveryRule {
   }
 }
 
-/** A period: a whole number of milliseconds from 1 up to the span a Date holds. */
+/** A period: a whole number of milliseconds from 1 up to the span of the instant range. */
 export function checkPeriod(periodMs, name = "periodMs") {
   if (typeof periodMs !== "number")
     throw new TypeError(`${name} must be a number of milliseconds, got ${describe(periodMs)}`);
   if (!Number.isInteger(periodMs) || periodMs < 1 || periodMs > MAX_PERIOD_MS)
     throw new RangeError(`${name} must be a whole number of milliseconds from 1 to ${MAX_PERIOD_MS}, got ${periodMs}`);
+}
+
+/**
+ * The default start of an every schedule made at `now`: one period later, which must be an
+ * instant (a RangeError naming the period, `name`, otherwise).
+ */
+export function defaultStart(now, periodMs, name) {
+  const start = Math.ceil(now + periodMs);
+  if (start > LATEST_INSTANT)
+    throw new RangeError(
+      `${name} puts the first occurrence (one period from now) at ${start}, after the latest instant every engine holds (${INSTANTS})`,
+    );
+  return start;
+}
+
+/**
+ * The first occurrence of `rule` at or after `from` (epoch ms), which must exist before the
+ * latest instant: a RangeError naming `name` (the argument that chose `from`) otherwise.
+ */
+export function firstOccurrence(rule, from, name) {
+  const first = firstAtOrAfter(rule, from);
+  if (first === undefined)
+    throw new RangeError(
+      `${name}: the schedule has no occurrence at or after ${new Date(Math.min(from, LATEST_INSTANT)).toISOString()} up to ${new Date(LATEST_INSTANT).toISOString()}, the latest instant every engine holds`,
+    );
+  return first;
 }
 
 /** A catchUp option: "one" (the default), "all" or "none". */
@@ -88,14 +127,9 @@ export function checkCatchUp(mode) {
     );
 }
 
-/** A start option (a Date of any realm or epoch ms) as epoch ms; undefined stays undefined. */
+/** A start option (a Date of any realm or epoch ms) as epoch ms, an instant; undefined stays undefined. */
 export function startOf(start) {
-  if (start === undefined) return undefined;
-  try {
-    return epochOf(start);
-  } catch (e) {
-    throw new e.constructor(e.message.replace(/^deadline/, "start"));
-  }
+  return start === undefined ? undefined : instantOf(start, "start");
 }
 
 /**

@@ -11,7 +11,7 @@
 // units, so that every occurrence's id is an id (at most MAX_ID_LENGTH).
 
 import { checkBoolean, checkId, describe, MAX_ID_LENGTH, options } from "../arguments.js";
-import { catchUp, checkCatchUp, checkPeriod, startOf } from "./rule.js";
+import { catchUp, checkCatchUp, checkPeriod, defaultStart, startOf } from "./rule.js";
 
 /** The longest schedule id: room for "@" and a due time (at most 17 characters) in an item id. */
 export const MAX_SCHEDULE_ID = MAX_ID_LENGTH - 32;
@@ -57,6 +57,7 @@ export function scheduleSpec(id, rule, opts) {
   if (r.every !== undefined) {
     checkPeriod(r.every, "rule.every");
     if (r.timezone !== undefined) throw new TypeError("rule.timezone goes with cron, not with every");
+    if (start === undefined) defaultStart(Date.now(), r.every, "rule.every"); // its first occurrence must be an instant
     return { id: name, kind: "every", every: r.every, start, catchUp, overlap };
   }
   if (typeof r.cron !== "string")
@@ -76,14 +77,21 @@ export function checkScheduleId(id, name = "id") {
     );
 }
 
+/**
+ * What stands between a schedule's id and an occurrence's due time in the occurrence's id.
+ * scripts/lua.mjs writes it, and occurrenceId, into the Lua (includes `defs`), so that both
+ * languages name occurrences by this one definition.
+ */
+export const OCCURRENCE_MARK = "@";
+
 /** The id of the occurrence of schedule `id` due at `due` (whole epoch ms). */
 export function occurrenceId(id, due) {
-  return `${id}@${due}`;
+  return `${id}${OCCURRENCE_MARK}${due}`;
 }
 
 /** The due time of the occurrence whose id is `id` (as occurrenceId made it). */
 export function dueOf(id) {
-  return Number(id.slice(id.lastIndexOf("@") + 1));
+  return Number(id.slice(id.lastIndexOf(OCCURRENCE_MARK) + 1));
 }
 
 /** @type {Promise<typeof import("./cron.js")> | null} */

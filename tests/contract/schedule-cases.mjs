@@ -196,6 +196,53 @@ export function scheduleCases(test, { consume, checkBadCalls, HOUR, sleep }) {
     );
   });
 
+  test("overlap false covers retries: while an occurrence waits for its retry, the occurrences that come due are skipped and counted, and the schedule goes on after it", async (e) => {
+    const q = await e.open();
+    const { nextRun: t0 } = await q.schedule("s", { every: 100 }, "s");
+    const got = await consume(
+      e,
+      q,
+      4,
+      (_v, job) => {
+        if (job.deadline === t0 && job.attempt === 1) throw new Error("the first run fails once");
+      },
+      { retryDelayMs: 450 },
+    );
+    const runs = got.map((d) => [(d.deadline - t0) / 100, d.attempt]);
+    assert.deepEqual(runs.slice(0, 2), [
+      [0, 1],
+      [0, 2],
+    ]);
+    // Occurrences 1 .. 4 came due while occurrence 0 waited for its retry (450 ms on).
+    const [next, after] = runs.slice(2);
+    assert.ok(next[0] >= 4 && next[1] === 1, JSON.stringify(runs));
+    assert.deepEqual(after, [next[0] + 1, 1], JSON.stringify(runs));
+    for (const d of got.slice(2)) assert.ok(d.at >= got[1].at, "an occurrence ran before the retry");
+    const [s] = await q.schedules();
+    assert.ok(s.skipped >= next[0] - 1, `skipped ${s.skipped}: ${JSON.stringify(runs)}`);
+    assert.equal(s.runs + s.skipped, s.lastRun === undefined ? 0 : (s.lastRun - t0) / 100 + 1);
+  });
+
+  test("instants every engine holds (to 2189): a start or first occurrence outside them is refused at the call, naming it; a first occurrence in its last hour is kept", async (e) => {
+    const q = await e.open();
+    const R = "RangeError";
+    const late = Date.UTC(2188, 11, 31, 23, 59);
+    await checkBadCalls(e, q, [
+      [(q) => q.schedule("d", { every: 10 }, 1, { start: -1e17 }), R, /^start\b/],
+      [(q) => q.schedule("d", { every: 10 }, 1, { start: 9e15 }), R, /^start\b/],
+      [(q) => q.schedule("d", { every: 10 }, 1, { start: new Date(Date.UTC(2300, 0, 1)) }), R, /^start\b/],
+      [(q) => q.schedule("d", { every: 8.64e15 }, 1), R, /^rule\.every\b/],
+      [(q) => q.schedule("d", { every: 2 ** 60 }, 1), R, /^rule\.every\b/],
+      [(q) => q.schedule("d", { cron: "* * * * *" }, 1, { start: 9e15 }), R, /^start\b/],
+      [(q) => q.schedule("d", { cron: "0 0 2 1 *" }, 1, { start: late }), R, /^start: the schedule has no occurrence/],
+      [(q) => q.schedule("d", { cron: "0 0 30 2 *" }, 1), R, /^rule\.cron "0 0 30 2 \*" has no occurrence/],
+    ]);
+    // An every schedule whose first occurrence is the last one before the end: it is kept, and
+    // its next occurrence (after 2189) does not exist.
+    const info = await q.schedule("end", { every: HOUR }, 1, { start: Date.UTC(2188, 11, 31, 23, 30) });
+    assert.equal(info.nextRun, Date.UTC(2188, 11, 31, 23, 30));
+  });
+
   test("bad arguments to schedule and unschedule reject with a TypeError or RangeError that names them, and change nothing", async (e) => {
     const q = await e.open();
     await q.schedule("kept", { every: HOUR }, { kept: true });
@@ -220,7 +267,7 @@ export function scheduleCases(test, { consume, checkBadCalls, HOUR, sleep }) {
       [(q) => q.schedule("s", { cron: 5 }, 1), T, /^rule\.cron\b/],
       [(q) => q.schedule("s", { cron: "not cron" }, 1), T, /^rule\.cron\b/],
       [(q) => q.schedule("s", { cron: "61 * * * *" }, 1), R, /^rule\.cron\b/],
-      [(q) => q.schedule("s", { cron: "0 0 30 2 *" }, 1), R, /no occurrence/],
+      [(q) => q.schedule("s", { cron: "0 0 30 2 *" }, 1), R, /^rule\.cron\b.*no occurrence/],
       [(q) => q.schedule("s", { cron: "* * * * *", timezone: 5 }, 1), T, /^rule\.timezone\b/],
       [(q) => q.schedule("s", { cron: "* * * * *", timezone: "Mars/Olympus" }, 1), R, /^rule\.timezone\b/],
       [(q) => q.schedule("s", every, undefined), T, /^value\b/],

@@ -7,6 +7,13 @@ import assert from "node:assert/strict";
 import { Scheduler } from "tarry-queue";
 import { cron } from "tarry-queue/cron";
 import { FakeHost } from "../fuzz/host.mjs";
+import { spawnSync } from "node:child_process";
+import { fileURLToPath } from "node:url";
+import { EARLIEST_INSTANT, LATEST_INSTANT } from "../../js/arguments.js";
+import { EveryRule } from "../../js/schedule/rule.js";
+import { rng } from "../../bench/rng.mjs";
+
+const root = fileURLToPath(new URL("../..", import.meta.url));
 
 const T0 = Date.UTC(2026, 5, 1); // a Monday, 00:00Z
 const SECOND = 1000;
@@ -359,7 +366,11 @@ test("a schedule cancelled from its own callback does not run again; a rule with
   runUntil(T0 + 10 * SECOND);
   assert.equal(n, 3);
   assert.equal(scheduler.size, 0);
-  assert.throws(() => scheduler.cron("0 0 30 2 *", () => {}), { name: "RangeError", message: /no occurrence/ });
+  assert.throws(() => scheduler.cron("0 0 30 2 *", () => {}), {
+    name: "RangeError",
+    message: /^expression "0 0 30 2 \*" has no occurrence/,
+  });
+  assert.throws(() => cron("0 0 31 4,6,9,11 *"), { name: "RangeError", message: /^expression "0 0 31 4,6,9,11 \*"/ });
   assert.equal(scheduler.size, 0);
 });
 
@@ -403,6 +414,19 @@ test("bad arguments throw, naming the argument, and change nothing", (t) => {
       TypeError,
       /options\.timezone is not an option of every\(\)/,
     ],
+    // Instants outside the range every engine holds (arguments.js), named at the call.
+    [() => scheduler.every(10, fn, { start: -1e17 }), RangeError, /^start must be an instant from/],
+    [() => scheduler.every(10, fn, { start: 9e15 }), RangeError, /^start\b/],
+    [() => scheduler.every(10, fn, { start: new Date(Date.UTC(2300, 0, 1)) }), RangeError, /^start\b/],
+    [() => scheduler.every(8.64e15, fn), RangeError, /^periodMs puts the first occurrence/],
+    [() => scheduler.every(2 ** 60, fn), RangeError, /^periodMs\b/],
+    [() => scheduler.cron("* * * * *", fn, { start: 9e15 }), RangeError, /^start\b/],
+    [
+      () => scheduler.cron("0 0 2 1 *", fn, { start: Date.UTC(2188, 11, 31) }),
+      RangeError,
+      /^start: the schedule has no occurrence at or after 2188-12-31.* up to 2189-01-01/,
+    ],
+    [() => scheduler.scheduleAt(fn, 9e15), RangeError, /^deadline\b/],
     [() => scheduler.cron(42, fn), TypeError, /expression/],
     [() => scheduler.cron("* * *", fn), TypeError, /expression/],
     [() => scheduler.cron("61 * * * *", fn), RangeError, /expression/],
@@ -466,4 +490,59 @@ test("real timers: every() runs on time, never early by the wall clock", async (
   }
   assert.equal(scheduler.stats.timersArmed, 0, "nothing armed once every schedule is cancelled");
   scheduler.close();
+});
+
+test("no loop depends on an argument: every(10, fn, { start: -1e17 }) is refused at once (in a child process, so that a spin fails the test instead of hanging it)", () => {
+  const code = `import { Scheduler } from "tarry-queue";
+    const s = new Scheduler({ keepAlive: false });
+    try { s.every(10, () => {}, { start: -1e17 }); console.log("accepted"); }
+    catch (e) { console.log(e.name); }
+    s.close();`;
+  const r = spawnSync(process.execPath, ["--input-type=module", "-e", code], {
+    cwd: root,
+    encoding: "utf8",
+    timeout: 10_000,
+  });
+  assert.equal(r.error, undefined, `the call did not return within 10 s: ${r.error}`);
+  assert.equal(r.stdout.trim(), "RangeError", r.stderr);
+});
+
+test("EveryRule: occurrence k by one remainder, exact over the whole instant range, ending at its latest instant", () => {
+  const rnd = rng(7);
+  for (let i = 0; i < 20_000; i++) {
+    const period = 1 + Math.floor(rnd() ** 4 * (i % 2 ? 1e6 : 1e13));
+    const start = EARLIEST_INSTANT + Math.floor(rnd() * (LATEST_INSTANT - EARLIEST_INSTANT));
+    const rule = new EveryRule(period, start);
+    const after = start - 1e9 + Math.floor(rnd() * (LATEST_INSTANT - start + 1e9));
+    const next = rule.next(after);
+    if (after < start) assert.equal(next, start);
+    else if (next !== undefined) {
+      // On the grid, after `after`, and the one before it not after.
+      assert.equal((BigInt(next) - BigInt(start)) % BigInt(period), 0n, `${period} ${start} ${after}`);
+      assert.ok(next > after && next - period <= after, `${period} ${start} ${after}: ${next}`);
+      assert.ok(next <= LATEST_INSTANT);
+      assert.equal(rule.latest(next), next);
+      assert.equal(rule.latest(next - 1), next - period >= start ? next - period : undefined);
+    } else assert.ok(rule.latest(after) + period > LATEST_INSTANT, `${period} ${start} ${after}: ended early`);
+  }
+  const grid = new EveryRule(1, EARLIEST_INSTANT);
+  assert.equal(grid.next(LATEST_INSTANT - 1), LATEST_INSTANT);
+  assert.equal(grid.next(LATEST_INSTANT), undefined, "the rule ends at the latest instant");
+  assert.equal(
+    new EveryRule(7, EARLIEST_INSTANT).next(0),
+    5,
+    "-8.64e15 + 7k: 8.64e15 = 7·1234285714285714 + 2, so the grid is 5 mod 7",
+  );
+  assert.throws(() => new EveryRule(10, -1e17), { name: "RangeError", message: /^start\b/ });
+});
+
+test("a schedule whose next occurrence would fall after the latest instant ends, rather than keeping an impossible time", (t) => {
+  const { scheduler, runUntil } = setup(t);
+  // Occurrences at T0 + 1 s and then each year: the second would land after 2189.
+  const s = scheduler.every(LATEST_INSTANT - T0, () => {}, { start: T0 + SECOND });
+  assert.equal(s.nextRun().getTime(), T0 + SECOND);
+  runUntil(T0 + 2 * SECOND);
+  assert.equal(s.runs, 1);
+  assert.equal(s.state, "ended");
+  assert.equal(s.nextRun(), undefined);
 });

@@ -1,8 +1,9 @@
 // Schedules on Redis, in one process against a private redis-server: overlap (skipped runs,
-// and the catch-up that waits for the run before it), the chain with no client running, the
-// cron successor computed by a client (across daylight-saving changes, through the real take
-// and advance scripts), its compare-and-set, and a client that took a cron occurrence and died
-// before computing the next one. The contract's cases (tests/contract) cover the rest; the
+// the catch-up that waits for the run before it, and runs that last through their retries),
+// arguments no loop may depend on, every in Lua against every in JS, the chain with no client
+// running, the cron successor computed by a client (across daylight-saving changes, through
+// the real take and advance scripts), its compare-and-set (on the due time and the rule's
+// version), and a client that took a cron occurrence and died before computing the next one. The contract's cases (tests/contract) cover the rest; the
 // fault runs with worker processes are in schedule-faults.test.mjs.
 
 import { after, before, test } from "node:test";
@@ -14,6 +15,11 @@ import { RedisDelayQueue } from "tarry-queue/redis";
 import { LUA } from "../../js/redis/lua.js";
 import { KEY_NAMES } from "../../js/redis/keys.js";
 import { startRedis } from "./redis-server.mjs";
+import { luaDir, sourceOf } from "../../scripts/lua.mjs";
+import { EARLIEST_INSTANT, LATEST_INSTANT } from "../../js/arguments.js";
+import { catchUp, EveryRule } from "../../js/schedule/rule.js";
+import { occurrenceId } from "../../js/schedule/spec.js";
+import { rng } from "../../bench/rng.mjs";
 
 let server;
 let raw;
@@ -90,6 +96,150 @@ test("overlap false: with a second consumer free, occurrences that come due whil
       );
     }
     for (const r of w.runs) assert.ok(r.start >= Math.floor(r.due), "early");
+  }
+});
+
+test("overlap false covers retries: while an occurrence waits for its retry and runs it, the next ones are skipped and counted; two runs never at once", async () => {
+  const q = open();
+  const { nextRun: t0 } = await q.schedule("s", { every: 100 }, "s");
+  const runs = [];
+  let active = 0;
+  let most = 0;
+  const worker = q.process(
+    async (_v, job) => {
+      runs.push([(job.deadline - t0) / 100, job.attempt]);
+      most = Math.max(most, ++active);
+      try {
+        if (job.deadline === t0 && job.attempt === 1) throw new Error("the first run fails once");
+        if (job.deadline === t0) await sleep(300); // its retry takes three periods
+      } finally {
+        active--;
+      }
+    },
+    { concurrency: 3, retryDelayMs: 350 },
+  );
+  await sleep(t0 - Date.now() + 1400);
+  await worker.close();
+  const [s] = await q.schedules();
+  assert.equal(most, 1, `two runs of the schedule at once: ${JSON.stringify(runs)}`);
+  assert.deepEqual(runs.slice(0, 2), [
+    [0, 1],
+    [0, 2],
+  ]);
+  // Occurrences 1 .. 6 came due while occurrence 0 lasted (its retry at ~350 ms, running to ~650).
+  assert.ok(runs[2][0] >= 6, `the first run after the retry: ${JSON.stringify(runs)}`);
+  assert.ok(s.skipped >= 5, `skipped ${s.skipped}`);
+  const last = runs.at(-1)[0];
+  assert.equal(s.runs + s.skipped, last + 1, `runs ${s.runs}, skipped ${s.skipped}: ${JSON.stringify(runs)}`);
+});
+
+test("overlap false covers a lease that ran out: the occurrence's redelivery is its run going on, and the occurrences due meanwhile are skipped", async () => {
+  const q = open();
+  const { nextRun: t0 } = await q.schedule("s", { every: 200 }, "s");
+  await sleep(t0 - Date.now() + 20);
+  // A consumer takes occurrence 0 with a 300 ms lease and dies.
+  const reply = await script(q, "take", q.keys.channel, 1, 300, 5, 256, "00000000000000ab");
+  assert.equal(reply.slice(8 + 4 * reply[4])[0], `s@${t0}`);
+  const w = run(
+    q,
+    (r) => (r.due === t0 ? sleep(500) : undefined), // its redelivery runs long
+    3,
+  );
+  await sleep(t0 - Date.now() + 1800);
+  await w.close();
+  const runs = w.runs.map((r) => [(r.due - t0) / 200, r.attempt]);
+  assert.equal(w.most(), 1, JSON.stringify(runs));
+  assert.deepEqual(runs[0], [0, 2], `the redelivery comes first: ${JSON.stringify(runs)}`);
+  // 1 came due while 0 was leased by the dead consumer, 2 and 3 while its redelivery ran.
+  assert.ok(runs[1][0] >= 4, JSON.stringify(runs));
+  assert.ok(w.runs[1].start >= w.runs[0].end, "an occurrence ran beside the redelivery");
+  const [s] = await q.schedules();
+  assert.ok(s.skipped >= 3, `skipped ${s.skipped}`);
+});
+
+test("a retry waits while another run of its schedule is leased (overlap false): an occurrence brought back from the dead letters", async () => {
+  const q = open();
+  const { nextRun: t0 } = await q.schedule("s", { every: 100 }, "s");
+  // Occurrence 0 dies on its only attempt; occurrence 2 then runs long, and 0 is retried from
+  // the dead letters while it runs.
+  let active = 0;
+  let most = 0;
+  const runs = [];
+  let revived = false;
+  const worker = q.process(
+    async (_v, job) => {
+      runs.push([(job.deadline - t0) / 100, job.attempt, Date.now()]);
+      most = Math.max(most, ++active);
+      try {
+        if (job.deadline === t0 && !revived) throw new Error("dies");
+        if (!revived) {
+          revived = true;
+          await q.retryDead(`s@${t0}`);
+          await sleep(400);
+        }
+      } finally {
+        active--;
+      }
+    },
+    { concurrency: 3, retryDelayMs: 0 },
+  );
+  await sleep(t0 - Date.now() + 1500);
+  await worker.close();
+  assert.equal(most, 1, `two runs of the schedule at once: ${JSON.stringify(runs)}`);
+  assert.ok(
+    runs.some(([d, a]) => d === 0 && a > 1),
+    `occurrence 0 ran again after its retry: ${JSON.stringify(runs)}`,
+  );
+});
+
+test("no loop depends on an argument: a start of -1e17 is refused at the call, and a record holding one (written before the check) costs the upsert script nothing", async () => {
+  const q = open();
+  await assert.rejects(q.schedule("d", { every: 10 }, 1, { start: -1e17 }), {
+    name: "RangeError",
+    message: /^start\b/,
+  });
+  for (const [rule, start] of [
+    [{ every: 10 }, 9e15],
+    [{ every: 8.64e15 }, undefined],
+    [{ cron: "* * * * *" }, 9e15],
+    [{ every: 1000 }, Date.UTC(2300, 0, 1)],
+  ]) {
+    await assert.rejects(
+      q.schedule("d", rule, 1, { start }),
+      { name: "RangeError", message: start === undefined ? /^rule\.every\b/ : /^start\b/ },
+      JSON.stringify([rule, start]),
+    );
+  }
+  assert.deepEqual(await q.schedules(), []);
+  // The upsert script as an older client sent it, with no range check: it must finish at once,
+  // and Redis keep answering other clients.
+  const other = new Redis(server.url, { commandTimeout: 1000, maxRetriesPerRequest: 0 });
+  try {
+    const upsert = script(
+      q,
+      "scheduleUpsert",
+      q.keys.channel,
+      "d",
+      "e",
+      "10",
+      "-100000000000000000",
+      "",
+      "one",
+      "0",
+      "1",
+      "",
+      "",
+    );
+    const ping = sleep(50).then(() => other.ping());
+    const [reply, pong] = await Promise.allSettled([upsert, ping]);
+    if (pong.status !== "fulfilled") await other.call("SCRIPT", "KILL").catch(() => {});
+    assert.equal(pong.status, "fulfilled", `Redis did not answer PING within a second: ${pong.reason}`);
+    assert.equal(reply.status, "fulfilled", String(reply.reason));
+    const [s] = await q.schedules();
+    // Beyond 2^53 the arithmetic is not exact, but it ends, near now.
+    assert.ok(s.nextRun > Date.now() - 1000 && s.nextRun <= Date.now() + 1010, `nextRun ${s.nextRun}`);
+  } finally {
+    other.disconnect();
   }
 });
 
@@ -199,7 +349,8 @@ test("the advance script's compare-and-set: an answer for a due time the schedul
   const q = open();
   const { nextRun: due } = await q.schedule("c", { cron: "0 0 1 1 *", timezone: "UTC" }, "c");
   const next = Date.UTC(new Date(due).getUTCFullYear() + 1, 0, 1);
-  const advance = (d, keep, succ) => script(q, "scheduleAdvance", q.keys.channel, "c", String(d), keep, succ);
+  const version = await versionOf(q, "c");
+  const advance = (d, keep, succ) => script(q, "scheduleAdvance", q.keys.channel, "c", String(d), keep, succ, version);
   // The schedule waits at `due`: an answer for another due time changes nothing.
   assert.deepEqual(await advance(due - 1, String(due + 5), String(next)), [0, String(due)]);
   // Two clients answer for `due` at once (the one that took the previous occurrence, and one
@@ -218,8 +369,47 @@ test("the advance script's compare-and-set: an answer for a due time the schedul
   // An every schedule is Lua's own: no client answer applies.
   await q.schedule("e", { every: 60_000 }, "e");
   const [, e] = await q.schedules();
-  assert.equal((await script(q, "scheduleAdvance", q.keys.channel, "e", String(e.nextRun), "1", "2"))[0], 0);
+  const ev = await versionOf(q, "e");
+  assert.equal((await script(q, "scheduleAdvance", q.keys.channel, "e", String(e.nextRun), "1", "2", ev))[0], 0);
 });
+
+test("a successor computed under a rule that schedule() has replaced since is refused, even for the same due time", async () => {
+  const q = open();
+  // The old rule runs every second; the new one at second 10 of each minute. Both have the
+  // occurrence at `due` (a second 10), so the due time alone cannot tell the answers apart.
+  const due = Math.ceil((Date.now() + 120_000) / 60_000) * 60_000 + 10_000;
+  await q.schedule("c", { cron: "* * * * * *" }, "c", { start: due });
+  const stale = await versionOf(q, "c");
+  // A consumer computes the old rule's successor of `due` (second 11) ...
+  const rule = cron("* * * * * *");
+  const succ = rule.next(due);
+  assert.equal(succ, due + 1000);
+  // ... while schedule() replaces the rule; its chain starts again at the same instant.
+  const info = await q.schedule("c", { cron: "10 * * * * *" }, "c", { start: due });
+  assert.equal(info.nextRun, due, "the new rule's first occurrence is the old one's due time");
+  assert.notEqual(await versionOf(q, "c"), stale, "a new rule, a new version");
+  // The stale answer arrives: refused, and the new rule's successor (a minute on) stays.
+  const reply = await script(q, "scheduleAdvance", q.keys.channel, "c", String(due), String(due), String(succ), stale);
+  assert.equal(reply[0], 0, "the answer computed under the old rule is refused");
+  assert.equal(fieldsOf(await raw.hget(q.keys.schedules, "c"))[7], String(due + 60_000), "succ: the new rule's");
+  // The same rule again (a new value only) keeps the version: an answer in flight still lands.
+  const current = await versionOf(q, "c");
+  await q.schedule("c", { cron: "10 * * * * *" }, "c2", { start: due });
+  assert.equal(await versionOf(q, "c"), current);
+});
+
+/** A schedule's record (includes/schedule.lua), split at its fields (the value last, whole). */
+function fieldsOf(record) {
+  const parts = record.split("|");
+  return [...parts.slice(0, 15), parts.slice(15).join("|")];
+}
+
+/** The version of schedule `id`'s rule, as its record holds it. */
+async function versionOf(q, id) {
+  const version = fieldsOf(await raw.hget(q.keys.schedules, id))[13];
+  assert.match(version, /^v\d+$/);
+  return version.slice(1);
+}
 
 test("a client that took a cron occurrence and died before computing the next: the next consumer computes it and the chain goes on", async () => {
   const q = open();
@@ -278,4 +468,63 @@ test("a schedule's value gets the offers' JSON check: what would come back chang
     );
   }
   assert.deepEqual(await q.schedules(), []);
+});
+
+test("every and catchUp in Lua (includes/every.lua) and in JS (rule.js) agree on 4,000 random cases, near the instant range's ends too; occurrence ids alike", async () => {
+  // A script of the Lua functions alone, as the take and upsert scripts have them.
+  const source = sourceOf(
+    "crosscheck.lua",
+    luaDir,
+    `--- @include "every"
+local out = {}
+local function text(t) if t == nil then return '' end return string.format('%.0f', t) end
+for i = 1, #ARGV, 5 do
+  local first, period, catch, due, now = tonumber(ARGV[i]), tonumber(ARGV[i + 1]), ARGV[i + 2], tonumber(ARGV[i + 3]),
+    tonumber(ARGV[i + 4])
+  local run, after = every_catch_up(first, period, catch, due, now)
+  out[#out + 1] = text(every_next(first, period, due))
+  out[#out + 1] = text(every_latest(first, period, now))
+  out[#out + 1] = text(run)
+  out[#out + 1] = text(after)
+  out[#out + 1] = occurrence_id(ARGV[i + 2] .. i, text(due))
+end
+return out
+`,
+  );
+  const rnd = rng(Number(process.env.EVERY_SEED ?? 28));
+  const text = (t) => (t === undefined ? "" : String(t));
+  const pick = (n) => Math.floor(rnd() * n);
+  let compared = 0;
+  for (let batch = 0; batch < 8; batch++) {
+    const cases = [];
+    for (let i = 0; i < 500; i++) {
+      const period = 1 + (rnd() < 0.5 ? pick(1000) : pick(rnd() < 0.5 ? 1e9 : 1e13));
+      const edge = rnd();
+      const first =
+        edge < 0.2
+          ? EARLIEST_INSTANT + pick(1e6)
+          : edge < 0.4
+            ? LATEST_INSTANT - pick(1e6) - period * pick(30)
+            : Date.UTC(2026, 0, 1) + pick(1e12) - 5e11;
+      const most = Math.floor((LATEST_INSTANT - first) / period); // occurrences k up to it are instants
+      const due = first + period * pick(Math.min(most, rnd() < 0.5 ? 20 : most) + 1);
+      const now = due + (rnd() < 0.3 ? pick(period) : pick(period * 40));
+      const mode = ["one", "all", "none"][pick(3)];
+      cases.push([first, period, mode, due, now]);
+    }
+    const got = await raw.eval(source, 0, ...cases.flat().map(String));
+    cases.forEach(([first, period, mode, due, now], i) => {
+      const rule = new EveryRule(period, first);
+      const { run, next } = catchUp(rule, due, now, mode);
+      const js = [rule.next(due), rule.latest(now), run, next].map(text);
+      js.push(occurrenceId(`${mode}${5 * i + 1}`, due));
+      assert.deepEqual(
+        got.slice(5 * i, 5 * i + 5),
+        js,
+        `every ${period} from ${first}, due ${due}, now ${now}, ${mode}`,
+      );
+      compared++;
+    });
+  }
+  assert.equal(compared, 4000);
 });

@@ -15,12 +15,6 @@ local ids = redis.call('ZRANGE', leased, from, from + limit, 'WITHSCORES')
 local out = { #ids / 2 > limit and 1 or 0 }
 for i = 1, math.min(#ids, 2 * limit), 2 do
   local r = parse(redis.call('HGET', items, ids[i]))
-  if r and r.state == 'l' then
-    out[#out + 1] = ids[i]
-    out[#out + 1] = ids[i + 1]
-    out[#out + 1] = r.value
-    out[#out + 1] = r.deadline
-    out[#out + 1] = r.attempt
-  end
+  if r and r.state == 'l' then page_row(out, ids[i], ids[i + 1], r) end
 end
 return out

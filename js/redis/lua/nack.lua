@@ -6,10 +6,13 @@
   Reply: now, outcome (0 the lease was not held, 1 back in the queue, 2 dead-lettered; counted
     in meta and told to observers), head, 1 if the sequence counter was found gone while
     records remained
+  The dead-lettering of a schedule's run lets the occurrence that waits for it go
+  (includes/schedule.lua).
 ]]
 --- @include "time"
 --- @include "queue"
 --- @include "meta"
+--- @include "schedule"
 
 local now = clock()
 local id = ARGV[4]
@@ -18,6 +21,7 @@ if r == nil then return { fmt(now), 0, head() or false } end
 redis.call('ZREM', leased, id)
 if r.attempt >= tonumber(ARGV[7]) then
   bury(id, r, now, ARGV[8], nil, ARGV[9])
+  if r.schedule then ended(r.schedule, id) end -- its run ended: an occurrence waiting for it goes
   count('dead')
   tell('dead', 'id', id, 'reason', ARGV[8])
   return { fmt(now), 2, head() or false }

@@ -17,13 +17,7 @@ for i = 1, math.min(#members, limit) do
   local member = members[i]
   local id = string.sub(member, 17)
   local r = parse(redis.call('HGET', items, id))
-  if r and r.state == 'p' and r.seq == string.sub(member, 1, 16) then
-    out[#out + 1] = id
-    out[#out + 1] = r.seq
-    out[#out + 1] = r.value
-    out[#out + 1] = r.deadline
-    out[#out + 1] = r.attempt
-  end
+  if r and r.state == 'p' and r.seq == string.sub(member, 1, 16) then page_row(out, id, r.seq, r) end
   -- else: a member left behind by a replaced or unreadable record (the take script clears
   -- those as it meets them); it is not shown.
 end

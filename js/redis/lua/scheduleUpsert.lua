@@ -12,6 +12,9 @@
     after the third field, the latest run or the replaced occurrence, and the client computes it
     again from there); then
     the schedule as includes/schedule.lua's sched_reply gives it
+  The rule's version is new whenever what a client computes for the schedule changes (its
+  expression, zone or catchUp) or its chain is replaced: an answer computed before is refused
+  (scheduleAdvance).
 ]]
 --- @include "time"
 --- @include "queue"
@@ -21,13 +24,18 @@ local now = clock()
 local sid = ARGV[2]
 local old = sched_get(sid)
 local S = { kind = ARGV[3], rule = ARGV[4], start = ARGV[5], zone = ARGV[6], catch = ARGV[7], overlap = ARGV[8],
-  value = ARGV[9], due = '', succ = '', last = '', began = '', wait = '0', runs = 0, skipped = 0 }
-if old then S.last, S.began, S.runs, S.skipped = old.last, old.began, old.runs, old.skipped end
+  value = ARGV[9], due = '', succ = '', last = '', began = '', wait = '0', runs = 0, skipped = 0, version = '0',
+  running = '' }
+if old then
+  S.last, S.began, S.runs, S.skipped, S.version, S.running = old.last, old.began, old.runs, old.skipped, old.version,
+    old.running
+end
 local before = head()
 local same = old and old.kind == S.kind and old.rule == S.rule and old.zone == S.zone
   and (S.start == '' or S.start == old.start)
 local pid, pr
 if old then pid, pr = pending_occurrence(sid, old) end
+if not (same and pid and old.catch == S.catch) then S.version = string.format('%d', seqs(1)) end
 if same and pid then
   -- The same rule: the chain goes on.
   S.start, S.due, S.succ, S.wait = old.start, old.due, old.succ, old.wait
@@ -46,7 +54,8 @@ else
   if same then S.start = old.start end -- the same rule keeps its phase
   if S.kind == 'e' then
     if S.start == '' then S.start = whole(math.ceil(now + tonumber(S.rule))) end
-    first = every_next(S, from - 1)
+    local origin, period = every_of(S)
+    first = every_next(origin, period, from - 1) -- nil past the latest instant: no occurrence
   else
     first = tonumber(ARGV[10])
     if first ~= nil and floor and first <= floor then return { fmt(now), 0, whole(floor) } end

@@ -9,7 +9,7 @@
     token (a random part, new for each run: the deliveries' tokens are it and a number)
   Reply: now, head, lease head, paused (1 or 0), the number of expired leases handled, needs
     (per cron schedule whose rule a client must compute: { id, due, now, expression, zone,
-    catchUp }), skipped (per occurrence skipped for overlap: schedule id, due), 1 if the
+    catchUp, version }), skipped (per occurrence skipped for overlap: schedule id, due), 1 if the
     sequence counter was found gone while records remained (else 0), then per
     expired lease: id, attempt, outcome ('p' back in the queue, 'd' dead, reason); then per
     item handed out: id, value, deadline (an occurrence's: its due time, retries included),
@@ -37,6 +37,7 @@ for _, id in ipairs(expired) do
   elseif r.attempt >= max_attempts then
     outcome, reason = 'd', 'lease expired on attempt ' .. r.attempt .. ' of ' .. max_attempts
     bury(id, r, now, reason)
+    if r.schedule then ended(r.schedule, id) end
   else
     enqueue(id, r, nows)
   end
