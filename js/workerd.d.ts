@@ -13,12 +13,7 @@
  */
 
 export * from "./tarry.js";
-import type {
-  DurableEngine,
-  DurableEngineDeadLetter,
-  DurableEngineOfferItem,
-  DurableEngineStats,
-} from "./tarry.js";
+import type { DurableEngine, DurableEngineDeadLetter, DurableEngineOfferItem, DurableEngineStats } from "./tarry.js";
 
 /** The writes DurableDelayQueue makes inside one `storage.transaction()`: all or none. */
 export interface DurableQueueTransaction {
