@@ -61,6 +61,8 @@ export class PostgresDelayQueue extends Emitter {
   #meters;
   /** @type {Promise<void> | null} */
   #closing = null;
+  /** The nacks in call order: each sent once the one before it is answered, so dead letters die in that order. */
+  #nacks = Promise.resolve();
   /** Set once the workers' last acks are in: then job calls reject too. */
   #ended = false;
   /** @type {Set<Worker>} */
@@ -391,7 +393,12 @@ export class PostgresDelayQueue extends Emitter {
   async #nack(job, token, delayMs, reason) {
     this.#live();
     const values = [this.#o.name, idBytes(job.id), token, delayMs, JSON.stringify(reason), this.#o.maxAttempts];
-    const rows = await this.#query("nack()", this.#st.nack, values);
+    const sent = this.#nacks.then(() => this.#query("nack()", this.#st.nack, values));
+    this.#nacks = sent.then(
+      () => {},
+      () => {},
+    );
+    const rows = await sent;
     if (rows.length === 0) return false;
     const [{ outcome, deadline }] = rows;
     if (outcome === "d") this.#tell("dead", () => ({ id: job.id, reason }));
