@@ -329,11 +329,11 @@ export class PostgresDelayQueue extends Emitter {
   /** The number of pending items. */
   async size() {
     this.#open();
-    return (await this.#counts()).pending;
+    return (await this.#counts("size()")).pending;
   }
 
-  async #counts() {
-    const [r] = await this.#query("stats()", this.#st.counts, [this.#o.name]);
+  async #counts(what = "stats()") {
+    const [r] = await this.#query(what, this.#st.counts, [this.#o.name]);
     return r;
   }
 

@@ -71,7 +71,9 @@ export class Connection {
       let entry = opened.get(pg);
       if (entry === undefined) {
         const pool = loadPg().then((m) => {
-          const p = new m.Pool({ connectionString: pg, max: 10 });
+          // A connection attempt gives up with the call (its commandTimeout), so that nothing
+          // waits on a server that never answers, close() included.
+          const p = new m.Pool({ connectionString: pg, max: 10, connectionTimeoutMillis: commandTimeout });
           p.on("error", () => {}); // an idle client's error: the next call reconnects
           return p;
         });
