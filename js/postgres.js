@@ -33,7 +33,9 @@ import { Listener } from "./postgres/listener.js";
 import { migrate } from "./postgres/migrate.js";
 import { queueOptions } from "./postgres/options.js";
 import { checkMany, checkOne, clientOf, inTransaction, OFFER_BATCH, offerValues } from "./postgres/producer.js";
+import { PostgresSchedules } from "./postgres/schedules.js";
 import { idBytes, statementsOf } from "./postgres/statements.js";
+import { checkScheduleId } from "./schedule/spec.js";
 import { localNow } from "./redis/clock.js";
 import { checkDelay, processOptions } from "./redis/options.js";
 import { RedisJob } from "./redis/job.js";
@@ -51,6 +53,7 @@ export class PostgresDelayQueue extends Emitter {
   #st;
   #conn;
   #consumer;
+  #schedules;
   #meters;
   /** @type {Promise<void> | null} */
   #closing = null;
@@ -79,7 +82,9 @@ export class PostgresDelayQueue extends Emitter {
     this.#st = statementsOf(o.schema);
     this.#conn = new Connection(o.pg, o.commandTimeout, o.onerror);
     const conn = this.#conn;
+    this.#schedules = new PostgresSchedules(conn, this.#st, o.name);
     this.#consumer = new Consumer({
+      schedules: this.#schedules,
       conn,
       st: this.#st,
       name: o.name,
@@ -87,8 +92,8 @@ export class PostgresDelayQueue extends Emitter {
       tell: (type, detail) => this.#tell(type, detail),
       listener: async () => Listener.of(await conn.pool, o.onerror),
       ops: {
-        ack: (job, token) => this.#ack(job, token),
-        nack: (job, token, delayMs, reason) => this.#nack(job, token, delayMs, reason),
+        ack: (job, token) => this.#settle(this.#ack(job, token)),
+        nack: (job, token, delayMs, reason) => this.#settle(this.#nack(job, token, delayMs, reason)),
         extend: (job, token, ms) => this.#extend(job, token, ms),
       },
       value: (text) => JSON.parse(text),
@@ -272,6 +277,32 @@ export class PostgresDelayQueue extends Emitter {
     };
   }
 
+  // --- schedules ------------------------------------------------------------------------
+
+  /**
+   * Creates the schedule `id`, or updates it (its chain goes on when its rule is the same):
+   * each occurrence is an item with `value`, with `job.schedule` = `id`.
+   * @param {string} id @param {any} rule @param {unknown} value @param {any} [opts]
+   */
+  async schedule(id, rule, value, opts) {
+    const checked = await this.#schedules.check(id, rule, value, opts);
+    this.#open();
+    return this.#schedules.schedule(checked);
+  }
+
+  /** Removes the schedule `id` and its pending occurrence: true if there was one. @param {string} id */
+  async unschedule(id) {
+    checkScheduleId(id);
+    this.#open();
+    return this.#schedules.unschedule(id);
+  }
+
+  /** Every schedule of the queue, by id. */
+  async schedules() {
+    this.#open();
+    return this.#schedules.list();
+  }
+
   // --- consuming ------------------------------------------------------------------------
 
   /**
@@ -311,6 +342,14 @@ export class PostgresDelayQueue extends Emitter {
     });
     this.#workers.add(worker);
     return { close: () => worker.close() };
+  }
+
+  /** An ack or nack, counted among the consumer's settlements until it is answered. @param {Promise<boolean>} p */
+  #settle(p) {
+    const settling = this.#consumer.settling;
+    settling.add(p);
+    p.finally(() => settling.delete(p)).catch(() => {});
+    return p;
   }
 
   /** @param {RedisJob} job @param {string} token */

@@ -17,6 +17,7 @@ import { Alarm } from "../redis/alarms.js";
 import { localNow } from "../redis/clock.js";
 import { RedisJob } from "../redis/job.js";
 import { Takers } from "../redis/takers.js";
+import { dueOf } from "../schedule/spec.js";
 import { idBytes } from "./statements.js";
 
 /** Occurrence ids begin with this byte, which no UTF-8 text (so no caller's id) holds. */
@@ -36,6 +37,8 @@ export class Consumer {
   #paused = false;
   #listening = false;
   #closed = false;
+  /** This process's acks and nacks on their way: a take waits for them, so that it sees their outcomes (a run's ack before the next occurrence's overlap check, a nack before the next take). @type {Set<Promise<unknown>>} */
+  settling = new Set();
   /** Running handlers' jobs, their leases extended while they run. @type {Set<RedisJob>} */
   #held = new Set();
   figures = { wakes: 0, earlyWakes: 0, messages: 0, delivered: 0, redelivered: 0, released: 0 };
@@ -57,7 +60,7 @@ export class Consumer {
    * @param {{ conn: import("./connection.js").Connection, st: import("./statements.js").Statements,
    *   name: string, o: import("./options.js").QueueOptions, tell: (type: string, detail: () => object) => void,
    *   listener: () => Promise<import("./listener.js").Listener>, ops: import("../redis/job.js").JobOps,
-   *   value: (text: string) => unknown }} q
+   *   value: (text: string) => unknown, schedules: import("./schedules.js").PostgresSchedules }} q
    */
   constructor(q) {
     this.#q = q;
@@ -162,7 +165,9 @@ export class Consumer {
 
   async #takeRun() {
     const q = this.#q;
+    if (this.settling.size > 0) await Promise.allSettled(this.settling);
     const n = this.#takers.size;
+    if (n === 0) return;
     this.figures.wakes++;
     const rows = await q.conn.query("take()", q.st.take, [q.name, n, q.o.visibilityTimeout, q.o.maxAttempts]);
     const localAt = localNow();
@@ -174,6 +179,7 @@ export class Consumer {
     const taken = [];
     for (const r of rows) {
       if (r.kind === "t") taken.push(r);
+      else if (r.kind === "c") this.#answer(r);
       else if (r.kind === "r" || r.kind === "d") {
         const id = idOf(r.id);
         if (r.kind === "d") q.tell("dead", () => ({ id, reason: JSON.parse(r.reason) }));
@@ -197,7 +203,9 @@ export class Consumer {
       if (taker.signal && taker.onAbort) taker.signal.removeEventListener("abort", taker.onAbort);
       const id = idOf(r.id);
       const schedule = r.schedule === null ? undefined : r.schedule.toString("utf8");
-      const job = new RedisJob(q.ops, id, q.value(r.value), r.deadline, r.attempt, `${r.token}`, schedule);
+      // An occurrence's deadline is its due time, on a retry too (its id says it).
+      const deadline = schedule === undefined ? r.deadline : dueOf(id);
+      const job = new RedisJob(q.ops, id, q.value(r.value), deadline, r.attempt, `${r.token}`, schedule);
       const lateness = Math.max(0, r.at - r.deadline);
       this.lateness.record(lateness);
       this.figures.delivered++;
@@ -213,6 +221,16 @@ export class Consumer {
     }
     // A full batch: more may be due now.
     if (taken.length === n && this.#takers.size > 0) this.#again = true;
+  }
+
+  /** A take asked for a cron schedule's successor: computed here, placed by a compare-and-set. @param {any} r */
+  #answer(r) {
+    this.#q.schedules.answer(r).then(
+      (keep) => {
+        if (keep !== undefined) this.sawHead(keep);
+      },
+      (e) => this.#q.tell("error", () => ({ error: e })),
+    );
   }
 
   #arm() {
