@@ -311,8 +311,10 @@ export class PostgresDelayQueue extends Emitter {
    */
   async take(opts) {
     const o = options(opts, "options", ["signal", "timeout"], "take()");
-    const signal = checkSignal(o.signal, "options.signal");
-    const timeout = o.timeout === undefined ? Number.POSITIVE_INFINITY : checkTimeout(o.timeout);
+    checkSignal(o.signal, "options.signal");
+    const signal = o.signal;
+    checkTimeout(o.timeout);
+    const timeout = o.timeout === undefined ? Number.POSITIVE_INFINITY : o.timeout;
     this.#open();
     return this.#consumer.take(/** @type {any} */ (signal), timeout);
   }

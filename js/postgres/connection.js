@@ -38,7 +38,9 @@ const said = (e) => redact(String(/** @type {any} */ (e)?.message ?? e));
 /** Loads `pg` (an optional peer dependency) when a URL is given instead of a pool. */
 async function loadPg() {
   try {
-    const mod = await import("pg");
+    // A specifier in a variable: the types check this file without pg's types installed.
+    const name = "pg";
+    const mod = await import(name);
     return mod.default ?? mod;
   } catch (e) {
     throw new PostgresError(

@@ -11,6 +11,7 @@
 // Deadlines are the server's epoch ms; the alarm is set in local ms through the offset learned
 // from each reply's server time, erring late, and a wake that finds nothing due re-arms.
 
+import { abortReason } from "../arguments.js";
 import { ClosedError } from "../errors.js";
 import { Lateness } from "../lateness.js";
 import { Alarm } from "../redis/alarms.js";
@@ -95,7 +96,7 @@ export class Consumer {
    * @returns {Promise<RedisJob | undefined>}
    */
   take(signal, timeout) {
-    if (signal?.aborted) return Promise.reject(signal.reason);
+    if (signal?.aborted) return Promise.reject(abortReason(signal));
     return new Promise((resolve, reject) => {
       /** @type {import("../redis/takers.js").Taker} */
       const taker = {
@@ -111,7 +112,7 @@ export class Consumer {
           if (taker.done) return;
           taker.done = true;
           this.#takers.remove(taker);
-          reject(signal.reason);
+          reject(abortReason(signal));
         };
         signal.addEventListener("abort", taker.onAbort, { once: true });
       }
