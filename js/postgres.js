@@ -36,6 +36,7 @@ import { checkMany, checkOne, clientOf, inTransaction, OFFER_BATCH, offerValues 
 import { PostgresSchedules } from "./postgres/schedules.js";
 import { idBytes, statementsOf } from "./postgres/statements.js";
 import { checkScheduleId } from "./schedule/spec.js";
+import { Batcher } from "./redis/batch.js";
 import { localNow } from "./redis/clock.js";
 import { checkDelay, processOptions } from "./redis/options.js";
 import { RedisJob } from "./redis/job.js";
@@ -57,6 +58,10 @@ export class PostgresDelayQueue extends Emitter {
   #meters;
   /** @type {Promise<void> | null} */
   #closing = null;
+  /** The offer() and offerAt() calls of one turn (without a client), gathered into as few statements as possible. @type {Batcher<import("./postgres/producer.js").Offer & { at: number }, unknown>} */
+  #offers;
+  /** The acks of one turn, gathered into one statement, sent before this process's next take. @type {Batcher<[RedisJob, string], boolean>} */
+  #acks;
   /** The nacks in call order: each sent once the one before it is answered, so dead letters die in that order. */
   #nacks = Promise.resolve();
   /** Set once the workers' last acks are in: then job calls reject too. */
@@ -91,6 +96,7 @@ export class PostgresDelayQueue extends Emitter {
       o,
       tell: (type, detail) => this.#tell(type, detail),
       listener: async () => Listener.of(await conn.pool, o.onerror),
+      flush: () => this.#acks.flushNow(),
       ops: {
         ack: (job, token) => this.#settle(this.#ack(job, token)),
         nack: (job, token, delayMs, reason) => this.#settle(this.#nack(job, token, delayMs, reason)),
@@ -99,6 +105,12 @@ export class PostgresDelayQueue extends Emitter {
       value: (text) => JSON.parse(text),
     });
     this.#meters = new Meters("postgres", o.name, () => this.#counts());
+    this.#offers = new Batcher(OFFER_BATCH, async (items) => {
+      // The latest call's time for all: an earlier call's item comes out a little late, none early.
+      await this.#send("offer()", items, Math.max(...items.map((it) => it.at)), undefined);
+      return items;
+    });
+    this.#acks = new Batcher(OFFER_BATCH, (entries) => this.#ackAll(entries), true);
   }
 
   /** The queue's name. */
@@ -165,7 +177,8 @@ export class PostgresDelayQueue extends Emitter {
     const at = localNow();
     const [item, client] = checkOne("offer()", value, delayMs, opts);
     this.#open();
-    await this.#send("offer()", [item], at, client);
+    if (client === undefined) await this.#offers.add([{ ...item, at }]);
+    else await this.#send("offer()", [item], at, client);
     return item.id;
   }
 
@@ -178,7 +191,8 @@ export class PostgresDelayQueue extends Emitter {
     const at = localNow();
     const [item, client] = checkOne("offerAt()", value, deadline, opts);
     this.#open();
-    await this.#send("offerAt()", [item], at, client);
+    if (client === undefined) await this.#offers.add([{ ...item, at }]);
+    else await this.#send("offerAt()", [item], at, client);
     return item.id;
   }
 
@@ -357,9 +371,19 @@ export class PostgresDelayQueue extends Emitter {
   /** @param {RedisJob} job @param {string} token */
   async #ack(job, token) {
     this.#live();
-    const rows = await this.#query("ack()", this.#st.ack, [this.#o.name, [idBytes(job.id)], [token]]);
-    if (rows.length) this.#tell("acked", () => ({ id: job.id }));
-    return rows.length > 0;
+    return (await this.#acks.add([[job, token]]))[0];
+  }
+
+  /** One turn's acks in one statement: each true if its delivery still held the lease. @param {[RedisJob, string][]} entries */
+  async #ackAll(entries) {
+    const ids = entries.map(([job]) => idBytes(job.id));
+    const rows = await this.#query("ack()", this.#st.ack, [this.#o.name, ids, entries.map(([, token]) => token)]);
+    const acked = new Set(rows.map((r) => r.id.toString("hex")));
+    return entries.map(([job], i) => {
+      const done = acked.delete(ids[i].toString("hex"));
+      if (done) this.#tell("acked", () => ({ id: job.id }));
+      return done;
+    });
   }
 
   /** @param {RedisJob} job @param {string} token @param {number} delayMs @param {string} reason */

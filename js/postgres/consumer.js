@@ -61,7 +61,7 @@ export class Consumer {
    * @param {{ conn: import("./connection.js").Connection, st: import("./statements.js").Statements,
    *   name: string, o: import("./options.js").QueueOptions, tell: (type: string, detail: () => object) => void,
    *   listener: () => Promise<import("./listener.js").Listener>, ops: import("../redis/job.js").JobOps,
-   *   value: (text: string) => unknown, schedules: import("./schedules.js").PostgresSchedules }} q
+   *   value: (text: string) => unknown, flush: () => void, schedules: import("./schedules.js").PostgresSchedules }} q
    */
   constructor(q) {
     this.#q = q;
@@ -166,7 +166,10 @@ export class Consumer {
 
   async #takeRun() {
     const q = this.#q;
-    if (this.settling.size > 0) await Promise.allSettled(this.settling);
+    if (this.settling.size > 0) {
+      this.#q.flush();
+      await Promise.allSettled(this.settling);
+    }
     const n = this.#takers.size;
     if (n === 0) return;
     this.figures.wakes++;
