@@ -58,7 +58,7 @@ export class PostgresDelayQueue extends Emitter {
   #meters;
   /** @type {Promise<void> | null} */
   #closing = null;
-  /** The offer() and offerAt() calls of one turn (without a client), gathered into as few statements as possible. @type {Batcher<import("./postgres/producer.js").Offer & { at: number }, unknown>} */
+  /** The offer() and offerAt() calls of one turn (without a client), gathered into as few statements as possible. @type {Batcher<import("./postgres/producer.js").Offer & { at: number }, import("./postgres/producer.js").Offer & { at: number }>} */
   #offers;
   /** The acks of one turn, gathered into one statement, sent before this process's next take. @type {Batcher<[RedisJob, string], boolean>} */
   #acks;
