@@ -33,6 +33,7 @@ import { Listener } from "./postgres/listener.js";
 import { migrate } from "./postgres/migrate.js";
 import { queueOptions } from "./postgres/options.js";
 import { checkMany, checkOne, clientOf, inTransaction, OFFER_BATCH, offerValues } from "./postgres/producer.js";
+import { Outcomes } from "./postgres/outcomes.js";
 import { PostgresSchedules } from "./postgres/schedules.js";
 import { idBytes, statementsOf } from "./postgres/statements.js";
 import { checkScheduleId } from "./schedule/spec.js";
@@ -60,10 +61,6 @@ export class PostgresDelayQueue extends Emitter {
   #closing = null;
   /** The offer() and offerAt() calls of one turn (without a client), gathered into as few statements as possible. @type {Batcher<import("./postgres/producer.js").Offer & { at: number }, import("./postgres/producer.js").Offer & { at: number }>} */
   #offers;
-  /** The acks of one turn, gathered into one statement, sent before this process's next take. @type {Batcher<[RedisJob, string], boolean>} */
-  #acks;
-  /** The nacks in call order: each sent once the one before it is answered, so dead letters die in that order. */
-  #nacks = Promise.resolve();
   /** Set once the workers' last acks are in: then job calls reject too. */
   #ended = false;
   /** @type {Set<Worker>} */
@@ -88,6 +85,14 @@ export class PostgresDelayQueue extends Emitter {
     this.#conn = new Connection(o.pg, o.commandTimeout, o.onerror);
     const conn = this.#conn;
     this.#schedules = new PostgresSchedules(conn, this.#st, o.name);
+    const outcomes = new Outcomes({
+      query: (what, text, values) => this.#query(what, text, values),
+      st: this.#st,
+      o,
+      tell: (type, detail) => this.#tell(type, detail),
+      consumer: () => this.#consumer,
+      live: () => this.#live(),
+    });
     this.#consumer = new Consumer({
       schedules: this.#schedules,
       conn,
@@ -96,12 +101,8 @@ export class PostgresDelayQueue extends Emitter {
       o,
       tell: (type, detail) => this.#tell(type, detail),
       listener: async () => Listener.of(await conn.pool, o.onerror),
-      flush: () => this.#acks.flushNow(),
-      ops: {
-        ack: (job, token) => this.#settle(this.#ack(job, token)),
-        nack: (job, token, delayMs, reason) => this.#settle(this.#nack(job, token, delayMs, reason)),
-        extend: (job, token, ms) => this.#extend(job, token, ms),
-      },
+      flush: () => outcomes.flush(),
+      ops: outcomes.ops,
       value: (text) => JSON.parse(text),
     });
     this.#meters = new Meters("postgres", o.name, () => this.#counts());
@@ -110,7 +111,6 @@ export class PostgresDelayQueue extends Emitter {
       await this.#send("offer()", items, Math.max(...items.map((it) => it.at)), undefined);
       return items;
     });
-    this.#acks = new Batcher(OFFER_BATCH, (entries) => this.#ackAll(entries), true);
   }
 
   /** The queue's name. */
@@ -358,59 +358,6 @@ export class PostgresDelayQueue extends Emitter {
     });
     this.#workers.add(worker);
     return { close: () => worker.close() };
-  }
-
-  /** An ack or nack, counted among the consumer's settlements until it is answered. @param {Promise<boolean>} p */
-  #settle(p) {
-    const settling = this.#consumer.settling;
-    settling.add(p);
-    p.finally(() => settling.delete(p)).catch(() => {});
-    return p;
-  }
-
-  /** @param {RedisJob} job @param {string} token */
-  async #ack(job, token) {
-    this.#live();
-    return (await this.#acks.add([[job, token]]))[0];
-  }
-
-  /** One turn's acks in one statement: each true if its delivery still held the lease. @param {[RedisJob, string][]} entries */
-  async #ackAll(entries) {
-    const ids = entries.map(([job]) => idBytes(job.id));
-    const rows = await this.#query("ack()", this.#st.ack, [this.#o.name, ids, entries.map(([, token]) => token)]);
-    const acked = new Set(rows.map((r) => r.id.toString("hex")));
-    return entries.map(([job], i) => {
-      const done = acked.delete(ids[i].toString("hex"));
-      if (done) this.#tell("acked", () => ({ id: job.id }));
-      return done;
-    });
-  }
-
-  /** @param {RedisJob} job @param {string} token @param {number} delayMs @param {string} reason */
-  async #nack(job, token, delayMs, reason) {
-    this.#live();
-    const values = [this.#o.name, idBytes(job.id), token, delayMs, JSON.stringify(reason), this.#o.maxAttempts];
-    const sent = this.#nacks.then(() => this.#query("nack()", this.#st.nack, values));
-    this.#nacks = sent.then(
-      () => {},
-      () => {},
-    );
-    const rows = await sent;
-    if (rows.length === 0) return false;
-    const [{ outcome, deadline }] = rows;
-    if (outcome === "d") this.#tell("dead", () => ({ id: job.id, reason }));
-    else {
-      this.#tell("nacked", () => ({ id: job.id, attempt: job.attempt, delayMs, reason }));
-      this.#consumer.sawHead(deadline);
-    }
-    return true;
-  }
-
-  /** @param {RedisJob} job @param {string} token @param {number | undefined} ms */
-  async #extend(job, token, ms) {
-    this.#live();
-    const values = [this.#o.name, idBytes(job.id), token, ms ?? this.#o.visibilityTimeout];
-    return (await this.#query("extend()", this.#st.extend, values))[0].expiry !== null;
   }
 
   // --- inspection and control -----------------------------------------------------------
