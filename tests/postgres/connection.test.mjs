@@ -109,3 +109,21 @@ test("the LISTEN connection and the pool's connections killed (pg_terminate_back
   await later.close();
   await q.close();
 });
+
+test("Postgres crash-restarted (pg_ctl restart -m immediate): a resolved offer survives, and the consumer goes on", async () => {
+  const errors = [];
+  const q = new PostgresDelayQueue({ pg: db.pool, name: fresh("crash"), onerror: (e) => errors.push(e) });
+  await q.migrate();
+  await q.offer("survives", 1500, { id: "s" });
+  const got = [];
+  const worker = q.process((v) => {
+    got.push(v);
+  });
+  await db.server.restart({ immediate: true });
+  await q.offer("after the restart", 0, { id: "a" }).catch(async () => q.offer("after the restart", 0, { id: "a" }));
+  const end = Date.now() + 20_000;
+  while (got.length < 2 && Date.now() < end) await new Promise((r) => setTimeout(r, 50));
+  assert.deepEqual(got.sort(), ["after the restart", "survives"]);
+  await worker.close();
+  await q.close();
+});
