@@ -37,6 +37,9 @@ export class Consumer {
   #expiry = Number.POSITIVE_INFINITY;
   #paused = false;
   #listening = false;
+  /** After a failed take: no other before this (local ms), and the wait that doubles up to 2 s. */
+  #retryAt = 0;
+  #backoff = 0;
   #closed = false;
   /** This process's acks and nacks on their way: a take waits for them, so that it sees their outcomes (a run's ack before the next occurrence's overlap check, a nack before the next take). @type {Set<Promise<unknown>>} */
   settling = new Set();
@@ -154,10 +157,13 @@ export class Consumer {
         }
         if (this.#takers.size === 0) break;
         await this.#takeRun();
+        this.#backoff = 0;
       } while (this.#again && !this.#closed);
     } catch (e) {
       this.#q.tell("error", () => ({ error: e }));
-      this.#head = localNow(); // look again at the safety interval's end at the latest
+      // Postgres unreachable: try again later, not in a loop.
+      this.#backoff = Math.min(2000, Math.max(50, this.#backoff * 2));
+      this.#retryAt = localNow() + this.#backoff;
     } finally {
       this.#running = false;
       this.#arm();
@@ -245,7 +251,8 @@ export class Consumer {
     }
     let at = localNow() + this.#q.o.safetyInterval * (0.75 + Math.random() / 4);
     if (!this.#paused) at = Math.min(at, this.#local(this.#head));
-    at = Math.min(at, this.#local(this.#expiry), this.#takers.earliestTimeout());
+    at = Math.max(Math.min(at, this.#local(this.#expiry)), this.#retryAt);
+    at = Math.min(at, this.#takers.earliestTimeout());
     if (at <= localNow()) {
       this.#alarm.disarm();
       queueMicrotask(() => this.wake());

@@ -127,3 +127,18 @@ test("Postgres crash-restarted (pg_ctl restart -m immediate): a resolved offer s
   await worker.close();
   await q.close();
 });
+
+test("a consumer whose takes fail (Postgres refuses connections) backs off instead of retrying in a loop", async () => {
+  const errors = [];
+  const q = new PostgresDelayQueue({
+    pg: "postgres://127.0.0.1:1/none",
+    name: "refused",
+    commandTimeout: 1000,
+    onerror: (e) => errors.push(e),
+  });
+  assert.equal(await q.take({ timeout: 1500 }), undefined, "the timeout still ends the take");
+  await q.close();
+  assert.ok(errors.length >= 1, "the failures are reported");
+  assert.ok(errors.length <= 15, `${errors.length} failures reported in 1.5 s`);
+  for (const e of errors) assert.match(String(e.message), /could not reach Postgres|LISTEN connection/);
+});
