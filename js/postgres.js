@@ -1,0 +1,459 @@
+// tarry-queue/postgres: a delay queue in the PostgreSQL database the application already uses,
+// keeping the design of the in-memory DelayQueue: one timer per process, re-armed when the
+// head changes.
+//
+// - Transactional: offer, cancel and reschedule take the caller's `client`, and then run
+//   inside whatever transaction it has open: a rollback leaves no item and no wake-up (NOTIFY
+//   is sent at commit). A client with no transaction open runs each call as its own
+//   transaction (autocommit), as any statement on it does.
+// - The server decides time: deadlines are epoch ms by clock_timestamp() in the statement
+//   that decides what is due, so no client's clock delivers anything early. A delay counts
+//   from the call: the statement is told how long ago (on this process's monotonic clock) the
+//   call was made.
+// - Every change of state is one statement, most a function of sql/ (./postgres/statements.js
+//   names them all), in its own transaction; moves use FOR UPDATE SKIP LOCKED.
+// - A consuming process keeps ONE alarm per queue on the process's one host timer
+//   (./postgres/consumer.js), woken early by the pool's one LISTEN connection
+//   (./postgres/listener.js). No polling loop.
+// - At least once: a delivered item is leased to its consumer until ack(); an expired lease
+//   puts it back (or, after maxAttempts, into the dead letters). Each delivery has a token.
+//
+// This file is the public class: arguments checked (./arguments.js, ./redis/options.js and
+// ./postgres/options.js, the same checks and messages as the Redis engine) before anything is
+// sent. `pg` (an optional peer dependency) is loaded only for a URL. Never loads the wasm.
+
+import { checkId, checkSignal, checkTimeout, options } from "./arguments.js";
+import { ClosedError, takeUntilClosed } from "./errors.js";
+import { EMIT, Emitter, HEARD } from "./events.js";
+import { Meters } from "./metrics.js";
+import { Connection } from "./postgres/connection.js";
+import { Consumer } from "./postgres/consumer.js";
+import { infoOf, pageCall } from "./postgres/inspect.js";
+import { Listener } from "./postgres/listener.js";
+import { migrate } from "./postgres/migrate.js";
+import { queueOptions } from "./postgres/options.js";
+import { checkMany, checkOne, clientOf, inTransaction, OFFER_BATCH, offerValues } from "./postgres/producer.js";
+import { Outcomes } from "./postgres/outcomes.js";
+import { PostgresSchedules } from "./postgres/schedules.js";
+import { idBytes, statementsOf } from "./postgres/statements.js";
+import { checkScheduleId } from "./schedule/spec.js";
+import { Batcher } from "./redis/batch.js";
+import { localNow } from "./redis/clock.js";
+import { checkDelay, processOptions } from "./redis/options.js";
+import { RedisJob } from "./redis/job.js";
+import { Worker } from "./redis/worker.js";
+
+export { ClosedError } from "./errors.js";
+export { PostgresError } from "./postgres/connection.js";
+
+/** Dead letters one purge statement removes at most. */
+const PURGE_BATCH = 1000;
+
+/** A Postgres-backed delay queue shared by every process that opens the same `name` in the same schema. */
+export class PostgresDelayQueue extends Emitter {
+  #o;
+  #st;
+  #conn;
+  #consumer;
+  #schedules;
+  #meters;
+  /** @type {Promise<void> | null} */
+  #closing = null;
+  /** The offer() and offerAt() calls of one turn (without a client), gathered into as few statements as possible. @type {Batcher<import("./postgres/producer.js").Offer & { at: number }, import("./postgres/producer.js").Offer & { at: number }>} */
+  #offers;
+  /** Set once the workers' last acks are in: then job calls reject too. */
+  #ended = false;
+  /** @type {Set<Worker>} */
+  #workers = new Set();
+
+  /**
+   * @param {object} opts
+   * @param {string | object} [opts.pg] a postgres:// URL or a pg.Pool
+   * @param {string} opts.name the queue's name
+   * @param {string} [opts.schema] the schema of its tables (default "tarry")
+   * @param {number} [opts.visibilityTimeout] ms a delivered item stays leased (default 5000)
+   * @param {number} [opts.maxAttempts] deliveries before an item goes to the dead letters (default 5)
+   * @param {number} [opts.safetyInterval] ms between the checks that cover a missed notification (default 30000)
+   * @param {number} [opts.commandTimeout] ms within which every call settles (default 5000)
+   * @param {(error: unknown) => void} [opts.onerror] errors no call can report
+   */
+  constructor(opts) {
+    const o = queueOptions(opts);
+    super();
+    this.#o = o;
+    this.#st = statementsOf(o.schema);
+    this.#conn = new Connection(o.pg, o.commandTimeout, o.onerror);
+    const conn = this.#conn;
+    this.#schedules = new PostgresSchedules(conn, this.#st, o.name);
+    const outcomes = new Outcomes({
+      query: (what, text, values) => this.#query(what, text, values),
+      st: this.#st,
+      o,
+      tell: (type, detail) => this.#tell(type, detail),
+      consumer: () => this.#consumer,
+      live: () => this.#live(),
+    });
+    this.#consumer = new Consumer({
+      schedules: this.#schedules,
+      conn,
+      st: this.#st,
+      name: o.name,
+      o,
+      tell: (type, detail) => this.#tell(type, detail),
+      listener: async () => Listener.of(await conn.pool, o.onerror),
+      flush: () => outcomes.flush(),
+      ops: outcomes.ops,
+      value: (text) => JSON.parse(text),
+    });
+    this.#meters = new Meters("postgres", o.name, () => this.#counts());
+    this.#offers = new Batcher(OFFER_BATCH, async (items) => {
+      // The latest call's time for all: an earlier call's item comes out a little late, none early.
+      await this.#send("offer()", items, Math.max(...items.map((it) => it.at)), undefined);
+      return items;
+    });
+  }
+
+  /** The queue's name. */
+  get name() {
+    return this.#o.name;
+  }
+
+  /** The schema its tables are in. */
+  get schema() {
+    return this.#o.schema;
+  }
+
+  /** @param {string} type @param {() => object} detail */
+  #tell(type, detail) {
+    const heard = this[HEARD](type);
+    const on = this.#meters.on;
+    if (!heard && !on) return;
+    const d = detail();
+    if (heard) this[EMIT](type, d);
+    if (on) this.#meters.record(type, d);
+    if (type === "error" && !heard) this.#o.onerror(/** @type {any} */ (d).error);
+  }
+
+  #open() {
+    if (this.#closing) throw new ClosedError("the queue is closed");
+  }
+
+  /** A job's ack, nack or extend: allowed while close() waits for the running handlers. */
+  #live() {
+    if (this.#ended) throw new ClosedError("the queue is closed");
+  }
+
+  /** @param {string} what @param {string} text @param {unknown[] | (() => unknown[])} values @param {any} [client] */
+  #query(what, text, values, client) {
+    return this.#conn.query(what, text, values, client);
+  }
+
+  /**
+   * Creates or updates the queue's schema (idempotent; safe from many processes at once).
+   * Resolves with the migration versions it applied.
+   * @returns {Promise<number[]>}
+   */
+  async migrate() {
+    this.#open();
+    const pool = await this.#conn.pool;
+    const client = await pool.connect();
+    client.on("error", () => {});
+    try {
+      return await migrate(client, this.#o.schema);
+    } finally {
+      client.release();
+    }
+  }
+
+  // --- producing ------------------------------------------------------------------------
+
+  /**
+   * Offers `value` due `delayMs` after this call; resolves with its id once it is stored
+   * (with `client`: written in the client's open transaction, delivered once it commits).
+   * @param {unknown} value @param {number} delayMs
+   * @param {{ id?: string, ifExists?: "replace" | "keep" | "extend", client?: any }} [opts]
+   */
+  async offer(value, delayMs, opts) {
+    const at = localNow();
+    const [item, client] = checkOne("offer()", value, delayMs, opts);
+    this.#open();
+    if (client === undefined) await this.#offers.add([{ ...item, at }]);
+    else await this.#send("offer()", [item], at, client);
+    return item.id;
+  }
+
+  /**
+   * Offers `value` due at a wall-clock time (epoch ms or a Date) by the server's clock.
+   * @param {unknown} value @param {number | Date} deadline
+   * @param {{ id?: string, ifExists?: "replace" | "keep" | "extend", client?: any }} [opts]
+   */
+  async offerAt(value, deadline, opts) {
+    const at = localNow();
+    const [item, client] = checkOne("offerAt()", value, deadline, opts);
+    this.#open();
+    if (client === undefined) await this.#offers.add([{ ...item, at }]);
+    else await this.#send("offerAt()", [item], at, client);
+    return item.id;
+  }
+
+  /**
+   * Offers many items, every one checked before anything is sent; they take effect in order,
+   * all or nothing. With `{ client }`, inside the client's open transaction.
+   * @param {any[]} items @param {{ client?: any }} [opts]
+   * @returns {Promise<string[]>}
+   */
+  async offerMany(items, opts) {
+    const at = localNow();
+    const client = clientOf(opts, "offerMany()");
+    const checked = checkMany(items);
+    this.#open();
+    const send = async (/** @type {any} */ c) => {
+      for (let i = 0; i < checked.length; i += OFFER_BATCH)
+        await this.#send("offerMany()", checked.slice(i, i + OFFER_BATCH), at, c);
+    };
+    // More than one statement: one transaction for all of them.
+    if (client === undefined && checked.length > OFFER_BATCH) await inTransaction(await this.#conn.pool, send);
+    else if (checked.length > 0) await send(client);
+    return checked.map((it) => it.id);
+  }
+
+  /** @param {string} what @param {import("./postgres/producer.js").Offer[]} items @param {number} at the call's local time @param {any} client */
+  async #send(what, items, at, client) {
+    const [{ head }] = await this.#query(what, this.#st.offer, offerValues(this.#o.name, items, at), client);
+    // Committed already without a client: this process's consumer hears of the head at once.
+    if (client === undefined && head !== null) this.#consumer.sawHead(head);
+  }
+
+  /**
+   * Removes a pending item: true if it was pending.
+   * @param {string} id @param {{ client?: any }} [opts]
+   */
+  async cancel(id, opts) {
+    checkId(id, "id");
+    const client = clientOf(opts, "cancel()");
+    this.#open();
+    return (await this.#query("cancel()", this.#st.cancel, [this.#o.name, idBytes(id)], client)).length > 0;
+  }
+
+  /**
+   * A new delay for a pending item, counted from this call: true if it was pending.
+   * @param {string} id @param {number} delayMs @param {{ client?: any }} [opts]
+   */
+  async reschedule(id, delayMs, opts) {
+    const at = localNow();
+    checkId(id, "id");
+    const ms = checkDelay(delayMs, "delayMs");
+    const client = clientOf(opts, "reschedule()");
+    this.#open();
+    const values = () => [this.#o.name, idBytes(id), ms, Math.max(0, localNow() - at)];
+    const [{ found, head }] = await this.#query("reschedule()", this.#st.reschedule, values, client);
+    if (client === undefined && head !== null) this.#consumer.sawHead(head);
+    return found;
+  }
+
+  /** Ms until a pending item's deadline by the server's clock, or undefined. @param {string} id */
+  async delayOf(id) {
+    checkId(id, "id");
+    this.#open();
+    const rows = await this.#query("delayOf()", this.#st.delayOf, [this.#o.name, idBytes(id)]);
+    return rows.length ? rows[0].delay : undefined;
+  }
+
+  /** The number of pending items. */
+  async size() {
+    this.#open();
+    return (await this.#counts("size()")).pending;
+  }
+
+  async #counts(what = "stats()") {
+    const [r] = await this.#query(what, this.#st.counts, [this.#o.name]);
+    return r;
+  }
+
+  /** Counts by state from Postgres, and this process's timer and delivery figures. */
+  async stats() {
+    this.#open();
+    const r = await this.#counts();
+    const c = this.#consumer;
+    return {
+      pending: r.pending,
+      inFlight: r.inFlight,
+      dead: r.dead,
+      headDelay: r.headDelay ?? undefined,
+      takers: c.takers,
+      timersArmed: c.armed,
+      timerArms: c.arms,
+      ...c.figures,
+      latenessP50: c.lateness.quantile(0.5),
+      latenessP99: c.lateness.quantile(0.99),
+      latenessMax: c.lateness.max,
+      paused: r.paused,
+    };
+  }
+
+  // --- schedules ------------------------------------------------------------------------
+
+  /**
+   * Creates the schedule `id`, or updates it (its chain goes on when its rule is the same):
+   * each occurrence is an item with `value`, with `job.schedule` = `id`.
+   * @param {string} id @param {any} rule @param {unknown} value @param {any} [opts]
+   */
+  async schedule(id, rule, value, opts) {
+    const checked = await this.#schedules.check(id, rule, value, opts);
+    this.#open();
+    return this.#schedules.schedule(checked);
+  }
+
+  /** Removes the schedule `id` and its pending occurrence: true if there was one. @param {string} id */
+  async unschedule(id) {
+    checkScheduleId(id);
+    this.#open();
+    return this.#schedules.unschedule(id);
+  }
+
+  /** Every schedule of the queue, by id. */
+  async schedules() {
+    this.#open();
+    return this.#schedules.list();
+  }
+
+  // --- consuming ------------------------------------------------------------------------
+
+  /**
+   * The next due item, leased to this process; with `timeout`, undefined once that passes.
+   * @param {{ signal?: AbortSignal, timeout?: number }} [opts]
+   */
+  async take(opts) {
+    const o = options(opts, "options", ["signal", "timeout"], "take()");
+    checkSignal(o.signal, "options.signal");
+    const signal = o.signal;
+    checkTimeout(o.timeout);
+    const timeout = o.timeout === undefined ? Number.POSITIVE_INFINITY : o.timeout;
+    this.#open();
+    return this.#consumer.take(/** @type {any} */ (signal), timeout);
+  }
+
+  /** `for await (const job of queue)`: jobs as they come due, until close(). */
+  [Symbol.asyncIterator]() {
+    return takeUntilClosed(() => this.take());
+  }
+
+  /**
+   * Runs handler for each due item, acks on success, nacks (retry after retryDelayMs) on a throw.
+   * @param {(value: any, job: RedisJob) => unknown} handler
+   * @param {{ concurrency?: number, retryDelayMs?: number | ((attempt: number, error: unknown) => number) }} [opts]
+   */
+  process(handler, opts) {
+    const { concurrency, retry } = processOptions(handler, opts);
+    this.#open();
+    const worker = new Worker({
+      take: (/** @type {AbortSignal} */ signal) => this.#consumer.take(signal, Number.POSITIVE_INFINITY),
+      leases: this.#consumer.leases,
+      handler,
+      concurrency,
+      retry,
+      maxAttempts: this.#o.maxAttempts,
+      onerror: (/** @type {unknown} */ e) => this.#tell("error", () => ({ error: e })),
+      ondone: () => this.#workers.delete(worker),
+    });
+    this.#workers.add(worker);
+    return { close: () => worker.close() };
+  }
+
+  // --- inspection and control -----------------------------------------------------------
+
+  /** What the queue holds under `id`, or undefined. @param {string} id */
+  async get(id) {
+    checkId(id, "id");
+    this.#open();
+    const rows = await this.#query("get()", this.#st.get, [this.#o.name, idBytes(id)]);
+    return rows.length ? infoOf(rows[0]) : undefined;
+  }
+
+  /** A page of pending items in deadline order (FIFO among ties). @param {{ limit?: number, after?: string }} [opts] */
+  pending(opts) {
+    return this.#page("pending", opts, this.#st.pending);
+  }
+
+  /** A page of the items in flight, by lease expiry. @param {{ limit?: number, after?: string }} [opts] */
+  inFlight(opts) {
+    return this.#page("inFlight", opts, this.#st.inFlight);
+  }
+
+  /** A page of the dead letters in order of death. @param {{ limit?: number, after?: string }} [opts] */
+  deadLetters(opts) {
+    return this.#page("deadLetters", opts, this.#st.dead);
+  }
+
+  /** @param {"pending" | "inFlight" | "deadLetters"} kind @param {unknown} opts @param {string} statement */
+  async #page(kind, opts, statement) {
+    const { values, page } = pageCall(kind, opts);
+    this.#open();
+    return page(await this.#query(`${kind}()`, statement, [this.#o.name, ...values]));
+  }
+
+  /** Stops deliveries for every process: true if it was running. */
+  async pause() {
+    this.#open();
+    return (await this.#query("pause()", this.#st.pause, [this.#o.name]))[0].changed > 0;
+  }
+
+  /** Lets deliveries run again, for every process: true if it was paused. */
+  async resume() {
+    this.#open();
+    return (await this.#query("resume()", this.#st.resume, [this.#o.name]))[0].changed > 0;
+  }
+
+  /** A dead letter back into the queue, due now, attempts reset: true if it was dead. @param {string} id */
+  async retryDead(id) {
+    checkId(id, "id");
+    this.#open();
+    const rows = await this.#query("retryDead()", this.#st.retryDead, [this.#o.name, idBytes(id)]);
+    if (rows.length) this.#consumer.sawHead(rows[0].deadline);
+    return rows.length > 0;
+  }
+
+  /** Removes a dead letter: true if it was dead. @param {string} id */
+  async deleteDead(id) {
+    checkId(id, "id");
+    this.#open();
+    return (await this.#query("deleteDead()", this.#st.deleteDead, [this.#o.name, idBytes(id)])).length > 0;
+  }
+
+  /** Removes the dead letters at least `olderThan` ms old (default 0: all); resolves to how many. @param {{ olderThan?: number }} [opts] */
+  async purgeDead(opts) {
+    const { olderThan = 0 } = options(opts, "options", ["olderThan"], "purgeDead()");
+    checkDelay(olderThan, "options.olderThan");
+    if (olderThan < 0) throw new RangeError(`options.olderThan must be >= 0, got ${olderThan}`);
+    this.#open();
+    let total = 0;
+    for (;;) {
+      const [{ n }] = await this.#query("purgeDead()", this.#st.purgeDead, [this.#o.name, olderThan, PURGE_BATCH]);
+      total += n;
+      if (n < PURGE_BATCH) return total;
+    }
+  }
+
+  /** Removes every item (pending, in flight and dead) and every schedule. */
+  async clear() {
+    this.#open();
+    await this.#query("clear()", this.#st.clear, [this.#o.name]);
+  }
+
+  /** Rejects waiting takes, lets process() handlers finish, gives back the connections it opened. */
+  close() {
+    this.#closing ??= (async () => {
+      const workers = [...this.#workers].map((w) => w.close());
+      await this.#consumer.close();
+      await Promise.all(workers);
+      this.#ended = true;
+      this.#meters.close();
+      await this.#conn.close();
+    })();
+    return this.#closing;
+  }
+
+  [Symbol.asyncDispose]() {
+    return this.close();
+  }
+}
