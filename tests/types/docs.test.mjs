@@ -141,7 +141,12 @@ const checks = Object.entries(byRunner).map(([runner, files]) => {
       else if (b) (last = errors.get(b)).push(`${b.file}:${b.line + Number(m[2])}:${m[3]}: ${m[4]}`);
       else (last = unplaced).push(line);
     }
-    return r.code ?? 0;
+    // A compiler that failed to start, or stopped without an error to show, fails here too.
+    const code = r.code ?? 0;
+    const placed = files.some((f) => errors.get(fileOf.get(f)).length > 0);
+    if (code !== 0 && !placed && unplaced.length === 0)
+      unplaced.push(`tsc -p ${config} exited with ${code}: ${r.message}`);
+    return code;
   });
 });
 
