@@ -1,7 +1,7 @@
 // Every JS and TS code block of README.md and docs/ (scripts/docs/blocks.mjs) type-checks
-// under `tsc --strict --module nodenext`, as written, in a fresh project that imports
-// `tarry-queue` by its name (node_modules/tarry-queue is this package, as in
-// tests/js/docs.test.mjs). The runners run the blocks; this checks that a strict
+// under `tsc --strict --module nodenext` (TypeScript 5.9 and 7), as written, in a fresh
+// project that imports `tarry-queue` by its name (node_modules/tarry-queue is this package,
+// as in tests/js/docs.test.mjs). The runners run the blocks; this checks that a strict
 // TypeScript user who copies one gets no error. JS blocks are checked with checkJs, so their
 // types come from inference and JSDoc. Each runner gets the types of the place it runs in:
 //
@@ -27,9 +27,12 @@ import { collect, root } from "../../scripts/docs/blocks.mjs";
 
 const run = promisify(execFile);
 const tools = fileURLToPath(new URL("node_modules/", import.meta.url));
-const tsc = join(tools, "typescript/bin/tsc");
+const compilers = {
+  "TypeScript 5.9": join(tools, "typescript/bin/tsc"),
+  "TypeScript 7": join(tools, "typescript7/bin/tsc"),
+};
 
-/** Each runner's project: its compiler options beyond the common ones, and its files' extension. */
+/** Each runner's project: its compiler options beyond the common ones. */
 const node = { lib: ["es2022"], types: ["node"], typeRoots: [join(tools, "@types")] };
 const environments = {
   node: { options: node, what: "@types/node" },
@@ -117,10 +120,11 @@ async function limited(fn) {
   return p;
 }
 
-/** tsc's errors per block, each at its place in the page. */
+/** tsc's errors per block, each at its place in the page (and the compiler's name). */
 const errors = new Map(blocks.map((b) => [b, []]));
 const unplaced = [];
-const checks = Object.entries(byRunner).map(([runner, files]) => {
+const checks = [];
+for (const [runner, files] of Object.entries(byRunner)) {
   const env = environments[runner];
   const config = `tsconfig.${runner}.json`;
   writeFileSync(
@@ -131,24 +135,28 @@ const checks = Object.entries(byRunner).map(([runner, files]) => {
       2,
     ),
   );
-  return limited(async () => {
-    const r = await run(process.execPath, [tsc, "-p", config], { cwd: dir, encoding: "utf8" }).catch((e) => e);
-    let last = unplaced; // an indented line goes on the message before it
-    for (const line of `${r.stdout ?? ""}${r.stderr ?? ""}`.split("\n").filter(Boolean)) {
-      const m = line.match(/^(.+?)\((\d+),(\d+)\): (.*)$/);
-      const b = m && fileOf.get(m[1]);
-      if (/^\s/.test(line) && last.length > 0) last[last.length - 1] += `\n${line}`;
-      else if (b) (last = errors.get(b)).push(`${b.file}:${b.line + Number(m[2])}:${m[3]}: ${m[4]}`);
-      else (last = unplaced).push(line);
-    }
-    // A compiler that failed to start, or stopped without an error to show, fails here too.
-    const code = r.code ?? 0;
-    const placed = files.some((f) => errors.get(fileOf.get(f)).length > 0);
-    if (code !== 0 && !placed && unplaced.length === 0)
-      unplaced.push(`tsc -p ${config} exited with ${code}: ${r.message}`);
-    return code;
-  });
-});
+  for (const [compiler, tsc] of Object.entries(compilers)) checks.push(limited(() => check(compiler, tsc, config)));
+}
+
+/** Runs one compiler on one project; files its errors under their blocks. */
+async function check(compiler, tsc, config) {
+  const r = await run(process.execPath, [tsc, "-p", config], { cwd: dir, encoding: "utf8" }).catch((e) => e);
+  let last = unplaced; // an indented line goes on the message before it
+  let placed = 0;
+  for (const line of `${r.stdout ?? ""}${r.stderr ?? ""}`.split("\n").filter(Boolean)) {
+    const m = line.match(/^(.+?)\((\d+),(\d+)\): (.*)$/);
+    const b = m && fileOf.get(m[1]);
+    if (/^\s/.test(line) && last.length > 0) last[last.length - 1] += `\n${line}`;
+    else if (b) {
+      (last = errors.get(b)).push(`${b.file}:${b.line + Number(m[2])}:${m[3]}: ${m[4]} (${compiler})`);
+      placed++;
+    } else (last = unplaced).push(`${compiler}: ${line}`);
+  }
+  // A compiler that failed to start, or stopped without an error to show, fails here too.
+  const code = r.code ?? 0;
+  if (code !== 0 && placed === 0) unplaced.push(`${compiler}: tsc -p ${config} exited with ${code}: ${r.message}`);
+  return code;
+}
 
 test("the docs have JS and TS blocks of every runner that runs them", () => {
   for (const runner of Object.keys(environments))
