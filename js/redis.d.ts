@@ -96,6 +96,21 @@ export type { IfExists, DurableEngineOfferOptions as OfferOptions } from "./tarr
 /** One item of offerMany(): the engine contract's (tarry.d.ts), of JSON data. */
 export type OfferItem<T extends Jsonable<T> = Json> = DurableEngineOfferItem<T>;
 
+/** The Redis keys of a queue (or of one shard of it) and its pub/sub channel. */
+export interface RedisQueueKeys {
+  items: string;
+  pending: string;
+  leased: string;
+  dead: string;
+  seq: string;
+  reasons: string;
+  meta: string;
+  events: string;
+  observed: string;
+  schedules: string;
+  channel: string;
+}
+
 /** One delivery of an item, leased to this process until ack(), nack() or the lease runs out. */
 export interface RedisJob<T extends Jsonable<T> = Json> {
   readonly id: string;
@@ -166,20 +181,12 @@ export interface RedisWorker {
  */
 export declare class RedisDelayQueue<T extends Jsonable<T> = Json> {
   constructor(options: RedisDelayQueueOptions);
-  /** The queue's keys (all under the hash tag {name}) and its pub/sub channel. */
-  readonly keys: {
-    items: string;
-    pending: string;
-    leased: string;
-    dead: string;
-    seq: string;
-    reasons: string;
-    meta: string;
-    events: string;
-    observed: string;
-    schedules: string;
-    channel: string;
-  };
+  /**
+   * The queue's keys (all under the hash tag {name}) and its pub/sub channel; on a queue of
+   * more than one shard, those of the shard whose tag is the name, and every shard's keys in
+   * `shards`, in shard order.
+   */
+  readonly keys: RedisQueueKeys & { shards?: RedisQueueKeys[] };
   /**
    * The next due item, leased to this process; rejects when `signal` aborts or the queue
    * closes. Without a timeout it resolves only with a job.
