@@ -37,6 +37,7 @@ const node = { lib: ["es2022"], types: ["node"], typeRoots: [join(tools, "@types
 const environments = {
   node: { options: node, what: "@types/node" },
   redis: { options: node, what: "@types/node" },
+  postgres: { options: node, what: "@types/node" },
   "node-test": { options: node, what: "@types/node" },
   browser: { options: { lib: ["es2022", "dom", "dom.iterable"], types: [] }, what: "lib dom" },
   deno: { options: { lib: ["es2022", "dom", "dom.iterable"], types: [] }, what: "lib dom" },
@@ -108,6 +109,12 @@ for (const b of blocks) {
     if (!home) continue; // a builtin of the runtime (node:…) or a missing package, which tsc reports
     symlinkSync(join(home, pkg), join(dir, "node_modules", pkg), "dir");
     linked.add(pkg);
+    // A package without types of its own (pg) is typed by its DefinitelyTyped package.
+    const typed = join(home, "@types", pkg);
+    if (!pkg.startsWith("@") && existsSync(typed)) {
+      mkdirSync(join(dir, "node_modules", "@types"), { recursive: true });
+      symlinkSync(typed, join(dir, "node_modules", "@types", pkg), "dir");
+    }
   }
 }
 
