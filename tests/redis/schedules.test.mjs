@@ -13,7 +13,7 @@ import { cron } from "tarry-queue/cron";
 import { RedisDelayQueue } from "tarry-queue/redis";
 import { LUA } from "../../js/redis/lua.js";
 import { KEY_NAMES } from "../../js/redis/keys.js";
-import { startRedis } from "./redis-server.mjs";
+import { startRedis } from "../../tools/redis-server.mjs";
 
 let server;
 let raw;
