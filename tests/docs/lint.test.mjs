@@ -1,7 +1,8 @@
 // The docs' own lint (scripts/docs/check.mjs), on samples: what it must catch and what it
 // must let through (code, URLs, #colours, hex data, English words made of hex letters), the
-// anchors it gives headings, the block tags it refuses, and the links it follows. Then the
-// repository's pages themselves.
+// anchors it gives headings, the block tags it refuses, the links it follows, and the code
+// map's check (scripts/docs/map.mjs) on a small repository's files. Then the repository's
+// pages themselves.
 import { test } from "node:test";
 import { execFileSync } from "node:child_process";
 import assert from "node:assert/strict";
