@@ -39,43 +39,45 @@ export function inScope(files) {
   return [...units].sort();
 }
 
-/** The list items and sections of ARCHITECTURE.md, each with its backticked words. */
+/**
+ * The list items of ARCHITECTURE.md (and its paragraphs, as items of their own), each with
+ * its backticked words `{ word, line }`, the item it sits in (`parent`) and its `section`
+ * (`base`: the folder its heading names, or ""; `inMap`: under "## Code map"). Code blocks
+ * are skipped.
+ */
 function items(text) {
   const out = [];
   let fenced = false;
-  let section = null; // { level, base, name }
-  let mapSection = false;
-  const open = []; // the list items the current line sits in, by indent
+  let section = { base: "", inMap: false };
+  let inMap = false;
+  let blank = true;
+  const open = []; // the items the current line sits in, outermost first
   const lines = text.split("\n");
   for (let i = 0; i < lines.length; i++) {
     const line = lines[i];
-    if (/^\s*(```|~~~)/.test(line)) {
-      fenced = !fenced;
-      continue;
-    }
-    if (fenced) continue;
+    if (/^\s*(```|~~~)/.test(line)) fenced = !fenced;
+    if (fenced || /^\s*(```|~~~)/.test(line)) continue;
     const heading = line.match(/^(#{2,3}) (.*)$/);
     if (heading) {
-      if (heading[1] === "##") mapSection = heading[2].trim() === "Code map";
+      if (heading[1] === "##") inMap = heading[2].trim() === "Code map";
       const named = heading[2].match(/^`([^`]+\/)`/);
-      section = { base: named ? named[1] : "", inMap: mapSection };
+      section = { base: named ? named[1] : "", inMap };
       open.length = 0;
       continue;
     }
+    if (!line.trim()) {
+      blank = true;
+      continue;
+    }
     const start = line.match(/^(\s*)(?:[-*]|\d+\.) /);
-    const indent = start ? start[1].length : line.match(/^\s*/)[0].length;
-    if (start) {
-      while (open.length && open.at(-1).indent >= indent) open.pop();
+    if (start || (blank && !/^\s/.test(line)) || !open.length) {
+      const indent = start ? start[1].length : -1;
+      while (open.length && (indent < 0 || open.at(-1).indent >= indent)) open.pop();
       const item = { indent, parent: open.at(-1) ?? null, words: [], section };
       open.push(item);
       out.push(item);
-    } else if (!line.trim()) {
-      continue;
-    } else if (!open.length) {
-      const item = { indent: -1, parent: null, words: [], section };
-      open.push(item);
-      out.push(item);
     }
+    blank = false;
     for (const m of line.matchAll(/`([^`]+)`/g)) open.at(-1).words.push({ word: m[1], line: i + 1 });
   }
   return out;
