@@ -3,7 +3,7 @@
 // schedules on the page's timers, never early by Date.now().
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { sharedBrowser } from "./chromium.mjs";
+import { sharedBrowser } from "../../tools/chromium.mjs";
 
 const browser = sharedBrowser();
 

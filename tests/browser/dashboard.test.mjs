@@ -16,8 +16,8 @@ import { fileURLToPath } from "node:url";
 import { chromium } from "playwright-core";
 import { dashboard, nodeListener } from "tarry-queue/dashboard";
 import { RedisDelayQueue } from "tarry-queue/redis";
-import { startRedis } from "../redis/redis-server.mjs";
-import { args, artifact, executablePath } from "./chromium.mjs";
+import { startRedis } from "../../tools/redis-server.mjs";
+import { args, artifact, executablePath } from "../../tools/chromium.mjs";
 
 const TOKEN = "dashboard-test-token";
 const HOSTILE = "<img src=x onerror=alert(1)>";

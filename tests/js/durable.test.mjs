@@ -1,5 +1,5 @@
 // DurableDelayQueue's own cases, against a fake Durable Object storage
-// (tests/js/durable-storage.mjs) on a clock moved by hand, so that deadlines, alarms and
+// (tools/durable-storage.mjs) on a clock moved by hand, so that deadlines, alarms and
 // orders are exact: the alarm firing early, late and twice, overlapping deliveries, failing
 // storage calls, what survives a restart (attempts, retry deadlines, dead letters, deliveries
 // that never finished), one transaction per call, and the arguments only Durable Objects

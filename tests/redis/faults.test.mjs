@@ -7,7 +7,7 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import { setTimeout as sleep } from "node:timers/promises";
 import { RedisDelayQueue } from "tarry-queue/redis";
-import { startRedis } from "./redis-server.mjs";
+import { startRedis } from "../../tools/redis-server.mjs";
 import { allDelivered, check, expected, produce, startWorker, until } from "./fleet.mjs";
 
 /** Runs body(redis, workers) with a private server; kills what is left afterwards. */

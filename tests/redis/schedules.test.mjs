@@ -14,7 +14,7 @@ import { cron } from "tarry-queue/cron";
 import { RedisDelayQueue } from "tarry-queue/redis";
 import { LUA } from "../../js/redis/lua.js";
 import { KEY_NAMES } from "../../js/redis/keys.js";
-import { startRedis } from "./redis-server.mjs";
+import { startRedis } from "../../tools/redis-server.mjs";
 import { luaDir, sourceOf } from "../../scripts/lua.mjs";
 import { EARLIEST_INSTANT, LATEST_INSTANT } from "../../js/arguments.js";
 import { catchUp, EveryRule } from "../../js/schedule/rule.js";

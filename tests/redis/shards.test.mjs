@@ -12,7 +12,7 @@ import { after, before, test } from "node:test";
 import assert from "node:assert/strict";
 import { Cluster } from "ioredis";
 import { RedisDelayQueue } from "tarry-queue/redis";
-import { startCluster } from "./redis-server.mjs";
+import { startCluster } from "../../tools/redis-server.mjs";
 import { correctnessRun } from "./fleet.mjs";
 
 /** CRC16-CCITT (XMODEM) of a string's UTF-8 bytes, bit by bit (Redis Cluster's key hash). */
