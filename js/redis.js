@@ -112,7 +112,7 @@ export class RedisDelayQueue extends Emitter {
    * @param {number} [opts.clockTolerance] how far back (ms) a call may be stamped (default 1000)
    * @param {(error: unknown) => void} [opts.onerror] errors no call can report (background wake-ups, lease extension)
    * @param {number} [opts.shards] hash tags the queue's items are spread over (default 1: js/redis/shards.js)
-   * @param {{ pool: import("./redis/shards.js").Pool }} [shard] internal: this queue is one shard of a
+   * @param {{ pool: import("./redis/pool.js").Pool }} [shard] internal: this queue is one shard of a
    *   sharded one, its options checked already (its name the shard's tag)
    */
   // biome-ignore lint/correctness/noUnreachableSuper: a sharded queue's face is returned instead of this

@@ -2,18 +2,13 @@
 // ordinary single-shard queues (each with its own keys, channel, scripts and consumer) behind
 // one face, whose consumers share one pool of waiting takes.
 //
-// - Tags. Shard i's tag is the queue's name plus the shortest suffix ("", then "~0", "~1",
-//   ...) whose hash slot (CRC16 mod 16384, as Redis Cluster computes it) falls in
-//   [i·16384/K, (i+1)·16384/K). A cluster that splits its slots into contiguous ranges, one per
-//   primary, so puts the shards on different primaries when K is at most the primaries. Computed
-//   here, from the name and K alone. One shard's tag is the name itself (the name's own slot
-//   is in one of the ranges, and "" is tried first): it keeps K (its meta's `shards` field,
-//   written by the first probe), and one shard's keys are those of a single-shard queue.
-// - Items. An id goes to shard CRC16(key) mod K, where the key is the id, or for an
-//   occurrence-shaped id (`<schedule>@<due>`) the schedule's id, so a schedule and its
-//   occurrences share a shard. Offers without an id get a random id first, so cancel,
-//   reschedule and get by id always find the shard. offerMany sends one script run per shard
-//   (per 500 items): atomic per shard, not across them.
+// - Tags and ids (js/redis/tags.js). Each shard has a hash tag of its own, in its own K-th of
+//   the slots; one shard's tag is the name itself: it keeps K (its meta's `shards` field,
+//   written by the first probe), and one shard's keys are those of a single-shard queue. A
+//   schedule goes to the shard of its id, an item to the shard of its id, an occurrence
+//   (`<schedule>@<due>`) to its schedule's. Offers without an id get a random id first, so
+//   cancel, reschedule and get by id always find the shard. offerMany sends one script run
+//   per shard (per 500 items): atomic per shard, not across them.
 // - K checked. Every call of the face waits for the first probe of the keeping shard
 //   (js/redis/lua/probe.lua): a queue created with another K refuses every call with an error
 //   naming `shards`, and nothing is sent to the other shards. A single-shard queue's probe
@@ -37,12 +32,14 @@
 import { checkId, checkMs, checkSignal, checkTimeout, describe, options } from "../arguments.js";
 import { ClosedError, takeUntilClosed } from "../errors.js";
 import { EMIT, Emitter } from "../events.js";
-import { Lateness } from "../lateness.js";
 import { checkScheduleId } from "../schedule/spec.js";
 import { moment } from "./clock.js";
 import { checkLimit, processOptions } from "./options.js";
-import { Takers } from "./takers.js";
+import { Pool } from "./pool.js";
+import { scheduleShardOf, shardOf, shardTags } from "./tags.js";
 import { Worker } from "./worker.js";
+
+export { shardOf } from "./tags.js";
 
 /**
  * What each shard queue hands its face beyond the public calls (js/redis.js fills it): its
@@ -50,185 +47,6 @@ import { Worker } from "./worker.js";
  * @type {WeakMap<object, any>}
  */
 export const INNER = new WeakMap();
-
-/** Redis Cluster's hash slots. */
-const SLOTS = 16384;
-
-/** CRC16-CCITT (XMODEM), Redis Cluster's key hash. */
-const CRC_TABLE = (() => {
-  const t = new Uint16Array(256);
-  for (let i = 0; i < 256; i++) {
-    let c = i << 8;
-    for (let b = 0; b < 8; b++) c = c & 0x8000 ? (c << 1) ^ 0x1021 : c << 1;
-    t[i] = c & 0xffff;
-  }
-  return t;
-})();
-
-const encoder = new TextEncoder();
-
-/**
- * CRC16 of a string's UTF-8 bytes (what Redis hashes).
- * @param {string} s
- */
-export function crc16(s) {
-  let crc = 0;
-  for (const byte of encoder.encode(s)) crc = ((crc << 8) ^ CRC_TABLE[((crc >> 8) ^ byte) & 0xff]) & 0xffff;
-  return crc;
-}
-
-/**
- * The hash slot of a hash tag.
- * @param {string} tag
- */
-export const slotOf = (tag) => crc16(tag) % SLOTS;
-
-/**
- * The tags of the K shards of the queue `name`, shard i's slot in [i·16384/K, (i+1)·16384/K).
- * @param {string} name
- * @param {number} k
- * @returns {string[]}
- */
-export function shardTags(name, k) {
-  const tags = [];
-  for (let i = 0; i < k; i++) {
-    const lo = Math.floor((i * SLOTS) / k);
-    const hi = Math.floor(((i + 1) * SLOTS) / k);
-    for (let n = -1; ; n++) {
-      const tag = n < 0 ? name : `${name}~${n}`;
-      const slot = slotOf(tag);
-      if (slot >= lo && slot < hi) {
-        tags.push(tag);
-        break;
-      }
-    }
-  }
-  return tags;
-}
-
-/** An occurrence's id: `<schedule>@<due>` (js/schedule/spec.js). */
-const OCCURRENCE = /^([\s\S]+)@-?\d+$/;
-
-/**
- * The shard of an id (or a schedule's id) among K.
- * @param {string} id
- * @param {number} k
- */
-export function shardOf(id, k) {
-  const m = OCCURRENCE.exec(id);
-  return crc16(m ? m[1] : id) % k;
-}
-
-/**
- * The waiting takes of a sharded queue's K consumers (js/redis/consumer.js): one line, the part
- * of it that take scripts on their way have reserved or that is set aside for a consumer's
- * next script, one lateness histogram.
- *
- * Until every consumer has answered its first take script (or failed), none takes: the first
- * scripts only learn the heads, so that the first takes go to the earliest. Then, when takes
- * wait, the free ones are set aside for the due consumer whose known head is earliest; what
- * its script does not use is free again when it answers, for the next.
- */
-export class Pool {
-  takers = new Takers();
-  lateness = new Lateness();
-  /** @type {import("./consumer.js").Consumer[]} */
-  consumers = [];
-  /** Takes reserved by scripts on their way, or set aside (#aside) for a consumer's next script. */
-  #reserved = 0;
-  /** @type {Map<import("./consumer.js").Consumer, number>} */
-  #aside = new Map();
-  /** @type {Set<import("./consumer.js").Consumer>} the consumers that answered a take script or failed */
-  #answered = new Set();
-
-  /** Waiting takes neither reserved nor set aside (none until every consumer has answered once). */
-  get free() {
-    if (this.#answered.size < this.consumers.length) return 0;
-    return Math.max(0, this.takers.size - this.#reserved);
-  }
-
-  /**
-   * What `c` may take for: the free takes and those set aside for it.
-   * @param {import("./consumer.js").Consumer} c
-   */
-  freeFor(c) {
-    return this.free + (this.#aside.get(c) ?? 0);
-  }
-
-  /**
-   * Reserves up to `n` takes for one take script of `c`: what was set aside for it, then free ones.
-   * @param {number} n
-   * @param {import("./consumer.js").Consumer} c
-   */
-  reserve(n, c) {
-    this.#release(c);
-    const k = Math.min(n, this.free);
-    this.#reserved += k;
-    return k;
-  }
-
-  /** @param {import("./consumer.js").Consumer} c */
-  #release(c) {
-    this.#reserved -= this.#aside.get(c) ?? 0;
-    this.#aside.delete(c);
-  }
-
-  /**
-   * A take script of `c` answered (its items handed out) or failed: what it reserved is free again.
-   * @param {number} n
-   * @param {import("./consumer.js").Consumer} c
-   */
-  unreserve(n, c) {
-    this.#reserved -= n;
-    if (!this.answered(c) && n > 0 && this.free > 0) this.demand();
-  }
-
-  /**
-   * `c` answered a take script or failed; returns whether it was the first time.
-   * @param {import("./consumer.js").Consumer} c
-   */
-  answered(c) {
-    if (this.#answered.has(c)) return false;
-    this.#answered.add(c);
-    if (this.free > 0) this.demand(); // the last to answer: the takes may go now
-    return true;
-  }
-
-  /** Whether a demand() is on its way (in a microtask): the takes of one turn share it. */
-  #demanding = false;
-
-  /** Takes wait (or may be taken for again): once per turn, #demand(). */
-  demand() {
-    if (this.#demanding) return;
-    this.#demanding = true;
-    queueMicrotask(() => {
-      this.#demanding = false;
-      this.#demand();
-    });
-  }
-
-  /**
-   * The free takes set aside for the consumer whose known head is earliest among those that
-   * are due (the next one if it cannot take now); the others arm for their heads.
-   */
-  #demand() {
-    const by = [...this.consumers].sort((a, b) => a.head - b.head);
-    let given = null;
-    for (const c of by) {
-      const free = this.free;
-      if (free === 0) break;
-      if (!c.due) continue;
-      this.#reserved += free;
-      this.#aside.set(c, (this.#aside.get(c) ?? 0) + free);
-      if (c.demand()) {
-        given = c;
-        break;
-      }
-      this.#release(c);
-    }
-    for (const c of by) if (c !== given) c.demand();
-  }
-}
 
 /** The page kinds, the field each is ordered by and what each page's calls are named. */
 const ORDER = /** @type {const} */ ({ pending: "deadline", inFlight: "leaseExpiry", deadLetters: "diedAt" });
@@ -289,9 +107,14 @@ export class ShardedDelayQueue extends Emitter {
     return this.#options.name;
   }
 
-  /** The shard of an id. @param {string} id */
+  /** The shard of an item's id (an occurrence's is its schedule's). @param {string} id */
   #of(id) {
     return this.#shards[shardOf(id, this.#shards.length)];
+  }
+
+  /** The shard of a schedule's id. @param {string} id */
+  #ofSchedule(id) {
+    return this.#shards[scheduleShardOf(id, this.#shards.length)];
   }
 
   #open() {
@@ -545,14 +368,14 @@ export class ShardedDelayQueue extends Emitter {
   async schedule(id, rule, value, opts) {
     checkScheduleId(id);
     await this.#gate();
-    return this.#of(id).schedule(id, rule, value, opts);
+    return this.#ofSchedule(id).schedule(id, rule, value, opts);
   }
 
   /** @param {string} id */
   async unschedule(id) {
     checkScheduleId(id);
     await this.#gate();
-    return this.#of(id).unschedule(id);
+    return this.#ofSchedule(id).unschedule(id);
   }
 
   async schedules() {
