@@ -50,6 +50,7 @@
 //   Later calls reject with ClosedError.
 
 import { ClosedError } from "../errors.js";
+import { redact } from "../redact.js";
 import { Alarm } from "./alarms.js";
 import { Batcher } from "./batch.js";
 import { acquireClient, hubOf, isClient, newServer } from "./client.js";
@@ -65,6 +66,7 @@ import {
   noConnection,
   notACluster,
   noReply,
+  redacted,
   refusedByAcl,
   selectFailed,
   shardsRefused,
@@ -195,7 +197,7 @@ export class Connection {
     this.#redis = redis;
     this.#keys = keys;
     this.#channel = channel;
-    this.#where = { keys, prefix, url: typeof redis === "string" ? redis : undefined };
+    this.#where = { keys, prefix, url: typeof redis === "string" ? redact(redis) : undefined };
     this.#onerror = onerror;
     this.#commandTimeout = commandTimeout;
     this.#owned = !isClient(redis);
@@ -312,7 +314,7 @@ export class Connection {
     const said = String(root?.message ?? root);
     if (said === this.#reported) return;
     this.#reported = said;
-    this.#onerror(error);
+    this.#onerror(redacted(error));
   }
 
   /** Rejects later calls; resolves once the calls on their way have settled and what the queue opened is closed. */
@@ -340,13 +342,13 @@ export class Connection {
    */
   #call(send) {
     if (this.#closed) return Promise.reject(new ClosedError("RedisDelayQueue"));
-    if (this.#fatal) return Promise.reject(this.#fatal);
+    if (this.#fatal) return Promise.reject(redacted(this.#fatal));
     return new Promise((resolve, reject) => {
       /** @type {Call} */
       const call = {
         send,
         resolve,
-        reject,
+        reject: (e) => reject(redacted(e)),
         deadline: localNow() + this.#commandTimeout,
         seq: this.#seq++,
         sent: false,

@@ -3,7 +3,10 @@
 // no connection or no reply within the queue's commandTimeout, a connection lost before the
 // reply, a cluster slot that stayed migrating for all of it (or a cluster node reached through
 // a client that is no Cluster). Each keeps the Redis error as its `cause`.
-// docs/redis.md#permissions lists the ACL rules a queue needs.
+// docs/redis.md#permissions lists the ACL rules a queue needs. Every error a queue hands its
+// caller or its onerror goes through `redacted` first: no password of a URL ever shows.
+
+import { redactError } from "../redact.js";
 
 /**
  * Where a queue lives, for messages.
@@ -13,6 +16,23 @@
 /** The commands a queue's scripts call (docs/redis.md#permissions lists the ACL rules a queue needs). */
 const SCRIPT_COMMANDS =
   "+time +hget +hset +hdel +hexists +hlen +hgetall +hincrby +hscan +zadd +zrem +zrange +zrangebyscore +zremrangebyrank +zrank +zscore +zcard +zcount +incrby +exists +del +xadd +publish";
+
+/** How deep `redacted` follows an error's causes. */
+const CAUSES = 8;
+
+/**
+ * `e` with the credentials of every URL in its message and stack masked (js/redact.js), and
+ * in those of its causes: what the queue says, and what ioredis said that it passes on.
+ * @template E
+ * @param {E} e
+ * @returns {E}
+ */
+export function redacted(e) {
+  /** @type {unknown} */
+  let c = e;
+  for (let depth = 0; c instanceof Error && depth < CAUSES; depth++, c = c.cause) redactError(c);
+  return e;
+}
 
 /** @param {unknown} e */
 const messageOf = (e) => String(/** @type {any} */ (e)?.message ?? e);

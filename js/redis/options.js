@@ -4,6 +4,7 @@
 // option set to undefined is its default, null is a value) are those of ../arguments.js.
 
 import { checkMs, describe, epochOf, options } from "../arguments.js";
+import { redacted } from "./errors.js";
 
 /**
  * Values cross processes as JSON text: what JSON.stringify would silently change or refuse is
@@ -105,10 +106,21 @@ export function queueOptions(opts) {
     commandTimeout,
     maxAttempts,
     waitForReplicas: replicasOption(o.waitForReplicas, redis, commandTimeout),
-    onerror: o.onerror ?? ((/** @type {unknown} */ e) => console.error("tarry-queue/redis:", e)),
+    onerror: onerrorOption(o.onerror),
     observe: observeOption(o.observe),
     shards: shardsOption(o.shards),
   };
+}
+
+/**
+ * What the queue tells of errors no call can report: the given function (console.error by
+ * default), every error redacted first (no URL's password in it, nor in its causes).
+ * @param {((error: unknown) => void) | undefined} onerror
+ * @returns {(error: unknown) => void}
+ */
+function onerrorOption(onerror) {
+  const tell = onerror ?? ((/** @type {unknown} */ e) => console.error("tarry-queue/redis:", e));
+  return (e) => tell(redacted(e));
 }
 
 /** @param {unknown} shards */
