@@ -328,9 +328,13 @@ export class RedisDelayQueue extends Emitter {
     });
     const asked = this.#options.waitForReplicas;
     if (!asked) return ran;
-    // Right behind the script on the same connection: WAIT counts the replicas that have every
-    // write this connection made so far, the script's included.
-    const waited = this.#conn.command((client) => client.wait(asked.count, asked.timeout));
+    // Once the script has answered, on the same connection: WAIT counts the replicas that have
+    // every write this connection made so far, the script's included. Not sooner: a command
+    // pipelined with WAIT (ioredis' auto-pipelining) has its reply only once WAIT answered. WAIT
+    // blocks for up to its timeout, and Redis answers it up to a server tick (~100 ms) after:
+    // its limit counts from there, so that it fails saying how many replicas confirmed.
+    const wait = (/** @type {import("./redis/client.js").Client} */ client) => client.wait(asked.count, asked.timeout);
+    const waited = ran.then(() => this.#conn.command(wait, asked.timeout));
     return Promise.all([ran, waited]).then(([offered, acknowledged]) => {
       if (Number(acknowledged) < asked.count) throw fewerReplicas(Number(acknowledged), asked);
       return offered;

@@ -260,16 +260,21 @@ export class Connection {
 
   /**
    * Runs a command that is no script (WAIT, CONFIG GET) in its place in the line, like a
-   * script: after the script calls gathered before it (js/redis/gather.js).
+   * script: after the script calls gathered before it (js/redis/gather.js). A command that
+   * blocks on the server for up to `blocks` ms (WAIT's own timeout) has that much longer
+   * than commandTimeout to answer, so that its limit measures Redis not answering, not the
+   * wait it was asked for (the calls behind it, which wait behind it on the connection, may
+   * then be told of their limit as late as its own).
    * @template R
    * @param {(client: Client) => Promise<R>} send
+   * @param {number} [blocks]
    * @returns {Promise<R>}
    */
-  command(send) {
+  command(send, blocks = 0) {
     return this.#call(() => {
       this.#hub?.gather?.flush(); // the scripts gathered go first (WAIT must follow the offer it waits for)
       return send(/** @type {Client} */ (this.#client));
-    });
+    }, blocks);
   }
 
   /**
@@ -339,8 +344,9 @@ export class Connection {
   /**
    * A call in its place in the line: sent when every call before it has been, once the client is ready.
    * @param {() => Promise<any>} send
+   * @param {number} [blocks] ms it may block on the server beyond commandTimeout (WAIT)
    */
-  #call(send) {
+  #call(send, blocks = 0) {
     if (this.#closed) return Promise.reject(new ClosedError("RedisDelayQueue"));
     if (this.#fatal) return Promise.reject(redacted(this.#fatal));
     return new Promise((resolve, reject) => {
@@ -349,7 +355,7 @@ export class Connection {
         send,
         resolve,
         reject: (e) => reject(redacted(e)),
-        deadline: localNow() + this.#commandTimeout,
+        deadline: localNow() + this.#commandTimeout + blocks,
         seq: this.#seq++,
         sent: false,
         inflight: false,
