@@ -58,6 +58,7 @@ import { localNow, moment } from "./clock.js";
 import {
   connectionLost,
   explain,
+  isClusterRefusal,
   isLasting,
   isMigrating,
   isNoScript,
@@ -409,8 +410,9 @@ export class Connection {
       (e) => {
         this.#answered(call);
         if (call.done) return;
+        if (!this.#client?.isCluster && isClusterRefusal(e))
+          return this.#finish(call, () => call.reject(notACluster(e)));
         if (!isMigrating(e)) return this.#finish(call, () => call.reject(connectionLost(e, this.#where)));
-        if (!this.#client?.isCluster) return this.#finish(call, () => call.reject(notACluster(e)));
         this.#refuse(call, e);
       },
     );
@@ -473,11 +475,13 @@ export class Connection {
         if (this.#held.size === 0) this.#backoff = RETRY_FIRST_MS;
       })
       .catch((e) => {
-        // A permission missing: the calls waiting fail now (the next call probes again).
+        // A permission missing, or a cluster node reached through a client that is no Cluster:
+        // the calls waiting fail now (the next call probes again).
         // A slot migration refused it (it changes nothing, so it may go again): it goes again
         // after the back-off. Anything else (the connection dropped): they wait for the next
         // connection.
         if (isLasting(e)) this.#reject(this.#unsent, /** @type {Error} */ (e));
+        else if (!this.#client?.isCluster && isClusterRefusal(e)) this.#reject(this.#unsent, notACluster(e));
         else if (isMigrating(e) && this.#client?.isCluster) {
           this.#probeRefused = e;
           if (!this.#retry.armed) this.#retry.set(localNow() + this.#backoff);

@@ -74,6 +74,16 @@ export function isMigrating(e) {
   return refusal(e) !== null;
 }
 
+/**
+ * Whether `e` is a refusal only a Redis Cluster node makes (a redirection, or CROSSSLOT for a
+ * call whose keys are in several slots): through a client that is no Cluster, the server is a
+ * cluster node and the call cannot succeed.
+ * @param {unknown} e
+ */
+export function isClusterRefusal(e) {
+  return isMigrating(e) || /^CROSSSLOT /.test(messageOf(e));
+}
+
 /** @param {unknown} e */
 const refusal = (e) =>
   /^(?:Too many Cluster redirections\. Last error: (?:ReplyError: )?)?(TRYAGAIN|ASK|MOVED) /.exec(messageOf(e))?.[1] ??
@@ -217,13 +227,13 @@ export function migrating(ms, where, cause, inflight) {
 }
 
 /**
- * A cluster refusal (MOVED, ASK, TRYAGAIN) that reached a client that is no ioredis Cluster.
+ * A cluster refusal (MOVED, ASK, TRYAGAIN, CROSSSLOT) that reached a client that is no ioredis Cluster.
  * @param {unknown} e
  */
 export function notACluster(e) {
   return lasting(
     new Error(
-      "tarry-queue/redis: the Redis server is a node of a Redis Cluster and the queue's slot is not (only) on it: pass an ioredis Cluster as `redis`",
+      "tarry-queue/redis: the Redis server is a node of a Redis Cluster, which holds only some of the queue's slots (a queue with shards > 1 spans several): pass an ioredis Cluster as `redis` (new Cluster([{ host, port }]))",
       { cause: e },
     ),
   );
