@@ -9,8 +9,8 @@
     clock, so that the calls waiting behind the probe are stamped with the time they were
     made, not with the time they reach Redis), then per refusal: what was
     refused (a command's name, or 'channel'), and Redis's error; or 'shards' and the number of
-    shards the queue was created with, when it is not ARGV[2]. The one write: a sharded
-    queue's first probe records its number of shards in meta.
+    shards the queue was created with, when it is not ARGV[2]. The one write: a queue's
+    first probe records its number of shards in meta.
 ]]
 --- @include "keys"
 --- @include "time"
@@ -39,19 +39,21 @@ try('zscore', 'ZSCORE', dead, '')
 try('zcard', 'ZCARD', dead)
 try('channel', 'PUBLISH', ARGV[1], 'probe')
 
--- The number of shards: none recorded is one (a queue made before sharding, or with one shard).
+-- The number of shards: the first probe of a queue records it, whatever it is (1 too), so that
+-- every process that opens the queue with another number is refused at its first call, the
+-- one that came first or not. None recorded on a queue that holds items: one (a queue made
+-- before the number was recorded).
 local shards = ARGV[2]
 if shards ~= '0' and #out == 1 then
   local kept = redis.call('HGET', meta, 'shards')
-  if not kept and shards ~= '1' then
-    if redis.call('EXISTS', seqkey, items, pending, leased, dead) > 0 then
+  if not kept then
+    if shards ~= '1' and redis.call('EXISTS', seqkey, items, pending, leased, dead) > 0 then
       kept = '1'
     else
-      redis.call('HSET', meta, 'shards', shards)
       kept = shards
     end
+    redis.call('HSET', meta, 'shards', kept)
   end
-  kept = kept or '1'
   if kept ~= shards then
     out[#out + 1] = 'shards'
     out[#out + 1] = kept
