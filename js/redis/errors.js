@@ -233,7 +233,7 @@ export function migrating(ms, where, cause, inflight) {
 export function notACluster(e) {
   return lasting(
     new Error(
-      "tarry-queue/redis: the Redis server is a node of a Redis Cluster, which holds only some of the queue's slots (a queue with shards > 1 spans several): pass an ioredis Cluster as `redis` (new Cluster([{ host, port }]))",
+      "tarry-queue/redis: the Redis server is a node of a Redis Cluster that holds only some of the queue's slots (a queue with shards > 1 spans several): pass an ioredis Cluster as `redis` (new Cluster([{ host, port }]))",
       { cause: e },
     ),
   );
