@@ -40,6 +40,7 @@ import { jsonText } from "./json.js";
 import { moment } from "./redis/clock.js";
 import { Connection } from "./redis/connection.js";
 import { Consumer } from "./redis/consumer.js";
+import { batchFailed } from "./redis/batch-error.js";
 import { checkEviction, fewerReplicas, keysVanished } from "./redis/durability.js";
 import { keysOf } from "./redis/keys.js";
 import {
@@ -221,7 +222,12 @@ export class RedisDelayQueue extends Emitter {
   async offerMany(items) {
     const checked = this.#checkMany(items, moment());
     this.#open();
-    await this.#offers.add(checked);
+    try {
+      await this.#offers.add(checked);
+    } catch (e) {
+      // One script is all or nothing; a batch of several says which of them are stored.
+      throw checked.length > OFFER_BATCH ? batchFailed(e, checked) : e;
+    }
     return checked.map((it) => it.id);
   }
 

@@ -67,6 +67,7 @@ import {
   noConnection,
   notACluster,
   noReply,
+  notSent,
   redacted,
   refusedByAcl,
   selectFailed,
@@ -84,6 +85,7 @@ import { SCRIPTS } from "./scripts.js";
  * @property {(value: any) => void} resolve
  * @property {(error: unknown) => void} reject
  * @property {number} deadline local ms by which it settles
+ * @property {number} limit ms it has to settle once sent (commandTimeout, and what WAIT blocks)
  * @property {number} seq its place among the calls of this connection
  * @property {boolean} sent
  * @property {boolean} inflight sent and not answered yet
@@ -94,6 +96,14 @@ import { SCRIPTS } from "./scripts.js";
 /** The first wait before a call refused by a slot migration is sent again, and the longest. */
 const RETRY_FIRST_MS = 20;
 const RETRY_MAX_MS = 320;
+
+/**
+ * Calls on their way at most (flow control): a batch of many scripts (offerMany of 10^5 items
+ * is 200) goes a few at a time, each with its own time limit from when it is sent, so that a
+ * time limit measures Redis not answering, not the calls in line before it. Eight keep Redis
+ * busy: a script takes far longer to run than a reply to arrive.
+ */
+const WINDOW = 8;
 
 export class Connection {
   /** What this queue knows of its server, until (or unless) its client's hub keeps it for every queue on the client. */
@@ -132,6 +142,8 @@ export class Connection {
   #backoff = RETRY_FIRST_MS;
   /** Calls sent and not answered: refused calls go again only once there are none (so in one batch, in order). */
   #inflight = 0;
+  /** Whether calls wait to be sent only because WINDOW calls are on their way. */
+  #windowed = false;
   #retry = new Alarm(false, () => this.#sendAgain());
   /** Whether the library was sent (so loaded) since the client last connected (on the client's hub: once per connection). */
   get #loaded() {
@@ -357,6 +369,7 @@ export class Connection {
         resolve,
         reject: (e) => reject(redacted(e)),
         deadline: localNow() + this.#commandTimeout + blocks,
+        limit: this.#commandTimeout + blocks,
         seq: this.#seq++,
         sent: false,
         inflight: false,
@@ -380,11 +393,15 @@ export class Connection {
     }
     if (!this.#probed) return this.#probe();
     if (this.#reloading || this.#held.size > 0) return;
-    while (this.#unsent < this.#line.length) {
+    while (this.#unsent < this.#line.length && this.#inflight < WINDOW) {
       const call = this.#line[this.#unsent++];
       if (call.done) continue;
+      // A call that waited for the window (not for a connection) has its time limit from now:
+      // the limit measures Redis not answering, not this connection's own line.
+      if (this.#windowed) call.deadline = Math.max(call.deadline, localNow() + call.limit);
       this.#dispatch(call);
     }
+    this.#windowed = this.#unsent < this.#line.length;
   }
 
   /**
@@ -426,6 +443,7 @@ export class Connection {
     call.inflight = false;
     if (--this.#inflight === 0 && this.#again.length > 0 && !this.#retry.armed)
       this.#retry.set(localNow() + this.#backoff);
+    if (this.#windowed) queueMicrotask(() => this.#send());
   }
 
   /**
@@ -542,11 +560,15 @@ export class Connection {
   /** The timer: calls past their limit reject, unsent ones never to be sent. */
   #expire() {
     const now = localNow();
+    let unanswered = false;
     for (let i = this.#head; i < this.#line.length; i++) {
       const call = this.#line[i];
       if (call.deadline > now) break;
       if (call.done) continue;
+      // Waiting for the window: its limit starts when it is sent (or when those before it fail).
+      if (!call.sent && this.#windowed && this.#client?.status === "ready") continue;
       const ms = this.#commandTimeout;
+      if (call.sent && !call.refused) unanswered = true;
       const refused = call.refused ?? (call.sent ? null : this.#probeRefused);
       const error = refused
         ? migrating(ms, this.#where, refused, call.inflight)
@@ -555,7 +577,10 @@ export class Connection {
           : noConnection(ms, this.#where, this.#lastError);
       this.#settle(call, () => call.reject(error));
     }
-    this.#advance();
+    // Redis did not answer a call on its way: the calls waiting for the window behind it are
+    // not sent (so they did not take effect) and reject now, not one window after another.
+    if (unanswered && this.#windowed) this.#reject(this.#unsent, notSent(this.#commandTimeout, this.#where));
+    else this.#advance();
   }
 
   /**

@@ -212,6 +212,19 @@ export function noReply(ms, where) {
 }
 
 /**
+ * A call not sent yet (it waited for the calls on their way before it: js/redis/connection.js)
+ * when one of those got no reply within `ms`.
+ * @param {number} ms
+ * @param {Where} where
+ */
+export function notSent(ms, where) {
+  const from = where.url ? ` at ${where.url}` : "";
+  return new Error(
+    `tarry-queue/redis: no reply from Redis${from} within ${ms} ms (options.commandTimeout) to the calls sent before this one; this call was not sent and did not take effect`,
+  );
+}
+
+/**
  * A call that a cluster slot migration kept refusing for all of its `ms`.
  * @param {number} ms
  * @param {Where} where
