@@ -36,6 +36,7 @@ import { checkScheduleId } from "../schedule/spec.js";
 import { moment } from "./clock.js";
 import { checkLimit, processOptions } from "./options.js";
 import { Pool } from "./pool.js";
+import { checkMany, checkOffer, checkOfferAt } from "./producer.js";
 import { scheduleShardOf, shardOf, shardTags } from "./tags.js";
 import { Worker } from "./worker.js";
 
@@ -43,7 +44,7 @@ export { shardOf } from "./tags.js";
 
 /**
  * What each shard queue hands its face beyond the public calls (js/redis.js fills it): its
- * offers' checks and sending, its consumer, its onerror.
+ * offers' sending, its consumer, its onerror.
  * @type {WeakMap<object, any>}
  */
 export const INNER = new WeakMap();
@@ -138,7 +139,7 @@ export class ShardedDelayQueue extends Emitter {
 
   /** @param {unknown} value @param {number} delayMs @param {any} [opts] */
   async offer(value, delayMs, opts) {
-    const item = INNER.get(this.#shards[0]).checkOffer(value, delayMs, opts, moment());
+    const item = checkOffer(value, delayMs, opts, moment());
     await this.#gate();
     await INNER.get(this.#of(item.id)).send([item]);
     return item.id;
@@ -146,7 +147,7 @@ export class ShardedDelayQueue extends Emitter {
 
   /** @param {unknown} value @param {number | Date} deadline @param {any} [opts] */
   async offerAt(value, deadline, opts) {
-    const item = INNER.get(this.#shards[0]).checkOfferAt(value, deadline, opts, moment());
+    const item = checkOfferAt(value, deadline, opts, moment());
     await this.#gate();
     await INNER.get(this.#of(item.id)).send([item]);
     return item.id;
@@ -154,7 +155,7 @@ export class ShardedDelayQueue extends Emitter {
 
   /** @param {any[]} items */
   async offerMany(items) {
-    const checked = INNER.get(this.#shards[0]).checkMany(items, moment());
+    const checked = checkMany(items, moment());
     await this.#gate();
     /** @type {Map<any, any[]>} */
     const groups = new Map();
