@@ -29,12 +29,13 @@
 // Costs: K channels and K subscriptions; the first call of the face waits one probe; a take
 // loop over K consumers arms up to K timers.
 
-import { checkId, checkMs, checkSignal, checkTimeout, describe, options } from "../arguments.js";
+import { checkId, checkMs, checkSignal, checkTimeout, options } from "../arguments.js";
 import { ClosedError, takeUntilClosed } from "../errors.js";
 import { EMIT, Emitter } from "../events.js";
 import { checkScheduleId } from "../schedule/spec.js";
 import { moment } from "./clock.js";
-import { checkLimit, processOptions } from "./options.js";
+import { processOptions } from "./options.js";
+import { mergedPage } from "./pages.js";
 import { Pool } from "./pool.js";
 import { checkMany, checkOffer, checkOfferAt } from "./producer.js";
 import { scheduleShardOf, shardOf, shardTags } from "./tags.js";
@@ -48,9 +49,6 @@ export { shardOf } from "./tags.js";
  * @type {WeakMap<object, any>}
  */
 export const INNER = new WeakMap();
-
-/** The page kinds, the field each is ordered by and what each page's calls are named. */
-const ORDER = /** @type {const} */ ({ pending: "deadline", inFlight: "leaseExpiry", deadLetters: "diedAt" });
 
 /**
  * A RedisDelayQueue with `shards` > 1: the same methods, over K shard queues. `instanceof
@@ -250,89 +248,23 @@ export class ShardedDelayQueue extends Emitter {
 
   /** @param {any} [opts] */
   pending(opts) {
-    return this.#page("pending", opts);
+    return mergedPage(this.#shards, "pending", opts, () => this.#gate());
   }
 
   /** @param {any} [opts] */
   inFlight(opts) {
-    return this.#page("inFlight", opts);
+    return mergedPage(this.#shards, "inFlight", opts, () => this.#gate());
   }
 
   /** @param {any} [opts] */
   deadLetters(opts) {
-    return this.#page("deadLetters", opts);
+    return mergedPage(this.#shards, "deadLetters", opts, () => this.#gate());
   }
 
   /**
    * A page merged from the shards' pages, in order (ties by shard), with a cursor of the
    * shards' cursors: `s` + JSON of one entry per shard, null (from the start), a shard's cursor,
-   * or false (that shard has no more).
-   * @param {keyof typeof ORDER} kind
-   * @param {unknown} opts
-   */
-  async #page(kind, opts) {
-    const { limit = 100, after } = options(opts, "options", ["limit", "after"], `${kind}()`);
-    checkLimit(limit, "options.limit");
-    const k = this.#shards.length;
-    /** @type {(string | null | false)[]} */
-    let from = Array(k).fill(null);
-    if (after !== undefined) {
-      if (typeof after !== "string")
-        throw new TypeError(`options.after must be a cursor (a string), got ${describe(after)}`);
-      let parsed;
-      try {
-        parsed = after.startsWith("s") ? JSON.parse(after.slice(1)) : null;
-      } catch {
-        parsed = null;
-      }
-      const ok =
-        Array.isArray(parsed) &&
-        parsed.length === k &&
-        parsed.every((c) => c === null || c === false || typeof c === "string");
-      if (!ok)
-        throw new RangeError(`options.after must be a cursor that ${kind}() returned as next, got ${describe(after)}`);
-      from = parsed;
-    }
-    await this.#gate();
-    const field = ORDER[kind];
-    const pages = await Promise.all(
-      this.#shards.map((s, i) => (from[i] === false ? null : s[kind]({ limit, after: from[i] ?? undefined }))),
-    );
-    /** @type {any[]} */
-    const items = [];
-    const used = Array(k).fill(0);
-    while (items.length < limit) {
-      let best = -1;
-      for (let i = 0; i < k; i++) {
-        const it = pages[i]?.items[used[i]];
-        if (it && (best < 0 || it[field] < pages[best].items[used[best]][field])) best = i;
-      }
-      if (best < 0) break;
-      items.push(pages[best].items[used[best]++]);
-    }
-    /** @type {(string | null | false)[]} */
-    const next = await Promise.all(
-      from.map(async (c, i) => {
-        const page = pages[i];
-        if (!page) return c;
-        if (used[i] === page.items.length) return page.next ?? false;
-        if (used[i] === 0) return c;
-        // Only part of that shard's page was used: its cursor after the last item used.
-        const part = await this.#shards[i][kind]({ limit: used[i], after: c ?? undefined });
-        return part.next ?? false;
-      }),
-    );
-    return { items, next: next.every((c) => c === false) ? undefined : `s${JSON.stringify(next)}` };
-  }
-
-  async pause() {
-    await this.#gate();
-    return (await Promise.all(this.#shards.map((s) => s.pause()))).some(Boolean);
-  }
-
-  async resume() {
-    await this.#gate();
-    return (await Promise.all(this.#shards.map((s) => s.resume()))).some(Boolean);
+   * ol(this.#shards.map((s) => s.resume()))).some(Boolean);
   }
 
   /** @param {string} id */
