@@ -261,10 +261,14 @@ export class ShardedDelayQueue extends Emitter {
     return mergedPage(this.#shards, "deadLetters", opts, () => this.#gate());
   }
 
-  /**
-   * A page merged from the shards' pages, in order (ties by shard), with a cursor of the
-   * shards' cursors: `s` + JSON of one entry per shard, null (from the start), a shard's cursor,
-   * ol(this.#shards.map((s) => s.resume()))).some(Boolean);
+  async pause() {
+    await this.#gate();
+    return (await Promise.all(this.#shards.map((s) => s.pause()))).some(Boolean);
+  }
+
+  async resume() {
+    await this.#gate();
+    return (await Promise.all(this.#shards.map((s) => s.resume()))).some(Boolean);
   }
 
   /** @param {string} id */
