@@ -30,13 +30,17 @@
 //   answered or refused in turn: one that ioredis still retries can run before a call made
 //   earlier that it handed back (its retries are bounded per call). With a client that is no
 //   Cluster, such a refusal means the server is a cluster node: the call rejects saying so.
-// - Bounded. Every call settles within `commandTimeout` ms of being made: a call still waiting
-//   for a connection then rejects, never sent, with the last connection error as its cause; a
-//   call sent and not answered rejects saying it may or may not have been applied; a call
-//   still refused because its slot was migrating rejects saying so. One alarm (js/redis/alarms.js,
-//   on the process's one host timer, not holding the process open) is armed for the oldest
-//   call's limit while calls are on their way, none otherwise; one more while refused calls
-//   wait to be sent again.
+// - Bounded, with flow control. At most WINDOW calls are on their way at once; the others wait
+//   in line. A call still waiting for a connection `commandTimeout` ms after it was made
+//   rejects, never sent, with the last connection error as its cause; a call that waited for
+//   the window gets its `commandTimeout` from when it is sent, so the limit measures Redis not
+//   answering, not this connection's own line; a call sent and not answered rejects saying it
+//   may or may not have been applied, and the calls still waiting for the window behind it
+//   reject at once, never sent; a call still refused because its slot was migrating rejects
+//   saying so. WAIT (waitForReplicas) has its own timeout on top. One alarm
+//   (js/redis/alarms.js, on the process's one host timer, not holding the process open) is
+//   armed for the oldest call's limit while calls are on their way, none otherwise; one more
+//   while refused calls wait to be sent again.
 // - Permissions checked. Before its first call, each connection runs the probe script, which
 //   finds what the Redis user may not do (an ACL without the queue's channel, keys or
 //   commands) without changing anything; the calls waiting then reject with an error naming
