@@ -314,3 +314,32 @@ test("a Cluster node's URL on a client that is no Cluster: the first call reject
     }
   }
 });
+
+test("a cold process's first offerMany over 3 shards: deadlines in delayMs order across shards, none before call + delay", async () => {
+  const fresh = new Cluster(cluster.seeds, { enableAutoPipelining: true });
+  const q = new RedisDelayQueue({ redis: fresh, name: `cold-${++serial}`, shards: 3, onerror: () => {} });
+  try {
+    // Ids on every shard, in turn, each item 100 ms after the one before.
+    const ids = [0, 1, 2].map((i) => idsOn(i, 3, 4, "cold"));
+    const items = Array.from({ length: 12 }, (_, n) => ({
+      value: n,
+      delayMs: 1000 + 100 * n,
+      id: ids[n % 3][Math.floor(n / 3)],
+    }));
+    const calledAt = Date.now();
+    await q.offerMany(items);
+    const deadlines = [];
+    for (const it of items) deadlines.push((await q.get(it.id)).deadline);
+    for (let n = 0; n < items.length; n++) {
+      assert.ok(deadlines[n] >= calledAt + items[n].delayMs, `item ${n} is due before call + delay`);
+      if (n > 0)
+        assert.ok(
+          deadlines[n] > deadlines[n - 1],
+          `item ${n} (shard ${n % 3}) is due before item ${n - 1}: ${deadlines.map((d) => Math.round(d - calledAt)).join(", ")}`,
+        );
+    }
+  } finally {
+    await q.close();
+    fresh.disconnect();
+  }
+});
