@@ -52,7 +52,7 @@ if shards ~= '0' and #out == 1 then
     else
       kept = shards
     end
-    redis.call('HSET', meta, 'shards', kept)
+    redis.pcall('HSET', meta, 'shards', kept) -- a user that may only read the keys records nothing
   end
   if kept ~= shards then
     out[#out + 1] = 'shards'
