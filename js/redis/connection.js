@@ -11,8 +11,8 @@
 //   into one script run (offers, acks: js/redis/batch.js) are sent before any other script is.
 //   On a plain Redis the calls of every queue on the client sent in one turn go in one run
 //   (js/redis/gather.js), each on its own keys, in the order they were sent.
-// - Scripts by SHA, never overtaken. Redis runs every script as a function of one library
-//   (js/redis/lua.js), so it has all of them or none. The first call after the connection is
+// - Scripts by SHA, never overtaken (js/redis/eval.js). Redis runs every script as a function
+//   of one library (js/redis/lua.js), so it has all of them or none. The first call after the connection is
 //   made goes as EVAL, in its own place in the line (it loads the library for the calls behind
 //   it); later ones by SHA (EVALSHA). A NOSCRIPT anyway (SCRIPT FLUSH while connected) then
 //   comes back for every call on its way after it too, none of which ran: each is sent again,
@@ -57,15 +57,15 @@ import { ClosedError } from "../errors.js";
 import { redact } from "../redact.js";
 import { Alarm } from "./alarms.js";
 import { Batcher } from "./batch.js";
+import { ScriptRunner } from "./eval.js";
 import { acquireClient, hubOf, isClient, newServer } from "./client.js";
-import { localNow, moment } from "./clock.js";
+import { localNow } from "./clock.js";
 import {
   connectionLost,
   explain,
   isClusterRefusal,
   isLasting,
   isMigrating,
-  isNoScript,
   lasting,
   migrating,
   noConnection,
@@ -112,6 +112,15 @@ const WINDOW = 8;
 export class Connection {
   /** What this queue knows of its server, until (or unless) its client's hub keeps it for every queue on the client. */
   #own = newServer();
+  /** Running scripts by SHA, and sending them again after a NOSCRIPT (js/redis/eval.js). */
+  #scripts = new ScriptRunner({
+    keys: () => this.#keys,
+    server: () => this.#hub?.server ?? this.#own,
+    client: () => /** @type {Client} */ (this.#client),
+    gather: () => this.#hub?.gather,
+    explain: (e) => explain(e, this.#where),
+    resume: () => this.#send(),
+  });
   /** @type {string | object} */
   #redis;
   #keys;
@@ -149,16 +158,6 @@ export class Connection {
   /** Whether calls wait to be sent only because WINDOW calls are on their way. */
   #windowed = false;
   #retry = new Alarm(false, () => this.#sendAgain());
-  /** Whether the library was sent (so loaded) since the client last connected (on the client's hub: once per connection). */
-  get #loaded() {
-    return (this.#hub?.server ?? this.#own).loaded;
-  }
-  set #loaded(loaded) {
-    (this.#hub?.server ?? this.#own).loaded = loaded;
-  }
-  /** Calls sent whose first reply has not come yet; while a NOSCRIPT's calls are sent again, none is sent anew. */
-  #pending = 0;
-  #reloading = false;
   /** Whether the probe found nothing refused on this connection; whether it runs now. */
   #probed = false;
   #probing = false;
@@ -271,7 +270,7 @@ export class Connection {
     for (const [name, b] of this.#batchers) if (name !== script.name) b.flushNow();
     return this.#call(() => {
       const p = typeof params === "function" ? /** @type {() => P} */ (params)() : params;
-      return this.#eval(script, script.argv(p)).then((reply) => script.reply(reply));
+      return this.#scripts.run(script, script.argv(p)).then((reply) => script.reply(reply));
     });
   }
 
@@ -396,7 +395,7 @@ export class Connection {
       return;
     }
     if (!this.#probed) return this.#probe();
-    if (this.#reloading || this.#held.size > 0) return;
+    if (this.#scripts.reloading || this.#held.size > 0) return;
     while (this.#unsent < this.#line.length && this.#inflight < WINDOW) {
       const call = this.#line[this.#unsent++];
       if (call.done) continue;
@@ -487,7 +486,8 @@ export class Connection {
     if (this.#probing || this.#unsent === this.#line.length) return;
     this.#probing = true;
     const probe = SCRIPTS.probe;
-    this.#eval(probe, probe.argv({ channel: this.#channel, shards: this.#shards }))
+    this.#scripts
+      .run(probe, probe.argv({ channel: this.#channel, shards: this.#shards }))
       .then((reply) => {
         const found = probe.reply(reply);
         const refused = shardsRefused(found, this.#where, this.#shards) ?? refusedByAcl(found, this.#where);
@@ -650,62 +650,6 @@ export class Connection {
     if (client.status === "ready") this.#readies = 1;
     this.#hub = hubOf(client, this.#owned);
     this.#hub.join(this.#member);
-  }
-
-  /**
-   * One script run: by SHA once this connection has sent the library, else as EVAL. A
-   * NOSCRIPT (the server lost its scripts while connected) sends it again, the calls not sent
-   * yet held until every call on its way has had its first reply (so none overtakes).
-   * @param {Script} script
-   * @param {(string | number)[]} args
-   */
-  async #eval(script, args) {
-    const client = /** @type {Client} */ (this.#client);
-    const keys = this.#keys;
-    const sent = moment();
-    /** @returns {Promise<any>} */
-    const gather = this.#hub?.gather;
-    const send = () => {
-      if (this.#loaded)
-        return gather
-          ? gather.evalsha(script.sha, keys, args)
-          : client.evalsha(script.sha, keys.length, ...keys, ...args);
-      this.#loaded = true;
-      gather?.flush(); // what was gathered goes before (order)
-      return client.eval(script.source, keys.length, ...keys, ...args);
-    };
-    let reply;
-    this.#pending++;
-    let first = true;
-    const answered = () => {
-      if (!first) return;
-      first = false;
-      if (--this.#pending === 0 && this.#reloading) {
-        this.#reloading = false;
-        queueMicrotask(() => this.#send());
-      }
-    };
-    try {
-      try {
-        reply = await send();
-      } catch (e) {
-        if (!isNoScript(e)) throw e;
-        this.#reloading = true;
-        this.#loaded = false;
-        const again = send();
-        answered();
-        reply = await again;
-      }
-    } catch (e) {
-      throw explain(e, this.#where);
-    } finally {
-      answered();
-    }
-    if (script.timed) {
-      const server = Number(reply[0]);
-      if (Number.isFinite(server)) this.clock.sample(sent, server, localNow());
-    }
-    return reply;
   }
 
   /**

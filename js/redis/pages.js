@@ -16,7 +16,7 @@ const ORDER = /** @type {const} */ ({ pending: "deadline", inFlight: "leaseExpir
  * @param {any[]} shards the shard queues
  * @param {keyof typeof ORDER} kind
  * @param {unknown} opts
- * @param {() => Promise<void>} gate resolves once the queue's K is checked (after the options are)
+ * @param {() => Promise<void> | null} gate resolves once the queue's K is checked (after the options are)
  */
 export async function mergedPage(shards, kind, opts, gate) {
   const { limit = 100, after } = options(opts, "options", ["limit", "after"], `${kind}()`);
