@@ -217,3 +217,18 @@ export interface RedisDelayQueue<T extends Jsonable<T> = Json>
 
 /** What a closed queue's methods throw and its waiting takes reject with: the class tarry-queue exports. */
 export { ClosedError } from "./tarry.js";
+
+/**
+ * What an `offerMany` rejects with when some of its scripts did not answer: `stored` names
+ * the items stored for sure, `ids` every item's id in the batch's order (generated ones
+ * included). Offering the batch again with those ids and `ifExists: "keep"` stores the rest
+ * and leaves the stored ones as they are.
+ */
+export declare class OfferManyError extends Error {
+  constructor(message: string, stored: string[], ids: string[], cause: Error);
+  readonly name: "OfferManyError";
+  /** The ids of the items stored for sure. */
+  readonly stored: string[];
+  /** Every item's id, in the batch's order. */
+  readonly ids: string[];
+}

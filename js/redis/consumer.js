@@ -95,7 +95,7 @@ export class Consumer {
   #timer = new Alarm(true, () => this.#fire());
   /** Waiting takes, in call order (shared by the shards of a queue: js/redis/shards.js). */
   #takers;
-  /** @type {import("./shards.js").Pool | undefined} the shards' shared takes, or none */
+  /** @type {import("./pool.js").Pool | undefined} the shards' shared takes, or none */
   #pool;
   /** @type {Promise<void> | null} subscribing and the first wake; null until a take waits */
   #consuming = null;
@@ -133,7 +133,7 @@ export class Consumer {
    * @param {(type: string, detail: () => object) => void} tell an event of this process (its detail made only when heard)
    * @param {{ advance(needs: import("./schedules.js").Need[]): Promise<number> }} schedules what computes cron schedules' occurrences
    * @param {() => void} vanished a script found the queue's sequence counter gone (js/redis/durability.js)
-   * @param {import("./shards.js").Pool} [pool] the takes shared with the other shards of the queue
+   * @param {import("./pool.js").Pool} [pool] the takes shared with the other shards of the queue
    */
   constructor(conn, options, channel, tell, schedules, vanished, pool) {
     this.#pool = pool;

@@ -295,7 +295,7 @@ export const SCRIPTS = {
     (reply) => {
       /** @type {{ what: string, error: string }[]} */
       const refused = [];
-      for (let i = 0; i < reply.length; i += 2) refused.push({ what: reply[i], error: reply[i + 1] });
+      for (let i = 1; i < reply.length; i += 2) refused.push({ what: reply[i], error: reply[i + 1] });
       return refused;
     },
   ),

@@ -94,6 +94,18 @@ export function dueOf(id) {
   return Number(id.slice(id.lastIndexOf(OCCURRENCE_MARK) + 1));
 }
 
+/**
+ * The schedule and due time an id names when it has an occurrence's shape (`<schedule>@<due>`,
+ * split at its last "@": a schedule id may hold "@" itself), else undefined.
+ * @param {string} id
+ * @returns {{ schedule: string, due: number } | undefined}
+ */
+export function occurrenceOf(id) {
+  const at = id.lastIndexOf("@");
+  if (at < 1 || !/^-?\d+$/.test(id.slice(at + 1))) return undefined;
+  return { schedule: id.slice(0, at), due: Number(id.slice(at + 1)) };
+}
+
 /** @type {Promise<typeof import("./cron.js")> | null} */
 let cronModule = null;
 
