@@ -5,9 +5,15 @@ import { test } from "node:test";
 import { redact, redactError } from "../../js/redact.js";
 
 test("a URL's password is masked, its user name and host kept", () => {
-  assert.equal(redact("no connection to redis://:S3cret@127.0.0.1:6379 within 5000 ms"), "no connection to redis://:***@127.0.0.1:6379 within 5000 ms");
+  assert.equal(
+    redact("no connection to redis://:S3cret@127.0.0.1:6379 within 5000 ms"),
+    "no connection to redis://:***@127.0.0.1:6379 within 5000 ms",
+  );
   assert.equal(redact("rediss://app:S3cret@cache.example:6380/2"), "rediss://app:***@cache.example:6380/2");
-  assert.equal(redact("postgres://orders:p%40ss@db/orders?sslmode=require"), "postgres://orders:***@db/orders?sslmode=require");
+  assert.equal(
+    redact("postgres://orders:p%40ss@db/orders?sslmode=require"),
+    "postgres://orders:***@db/orders?sslmode=require",
+  );
   assert.equal(redact("postgresql://u:@db"), "postgresql://u:***@db");
 });
 
