@@ -55,8 +55,9 @@ test("an object reset while an occurrence's handler runs: the occurrence comes a
   const queue = await DurableDelayQueue.open(storage);
   const { nextRun: t0 } = await queue.schedule("s", { every: 1000 }, "s");
   clock.now = t0;
-  storage.fire(() => queue.deliver(() => new Promise(() => {}))); // never finishes
-  await new Promise((r) => setTimeout(r, 10));
+  let running = false;
+  storage.fire(() => queue.deliver(() => ((running = true), new Promise(() => {})))); // never finishes
+  while (!running) await new Promise((r) => setImmediate(r)); // its attempt is stored by then
   // The object is reset: what storage holds is all that is left.
   const after = await DurableDelayQueue.open(storage.clone());
   assert.deepEqual(

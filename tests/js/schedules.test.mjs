@@ -486,7 +486,7 @@ test("real timers: every() runs on time, never early by the wall clock", async (
   assert.ok(ran.length >= 20, `${ran.length} runs`);
   for (const late of ran) {
     assert.ok(late >= 0, `ran ${-late} ms early`);
-    assert.ok(late < 250, `ran ${late} ms late`);
+    assert.ok(late < 2000, `ran ${late} ms late`);
   }
   assert.equal(scheduler.stats.timersArmed, 0, "nothing armed once every schedule is cancelled");
   scheduler.close();

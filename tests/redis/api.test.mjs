@@ -312,7 +312,7 @@ test("queue names and prefixes with lone surrogates are refused: Redis would giv
 
 test("a take that times out or is aborted leaves its item in the queue", async () => {
   const q = open();
-  await q.offer("later", 1000, { id: "later" });
+  await q.offer("later", 3000, { id: "later" }); // seconds after the timeout and the abort
   assert.equal(await q.take({ timeout: 30 }), undefined);
   const ac = new AbortController();
   const aborted = q.take({ signal: ac.signal });
@@ -354,7 +354,7 @@ test("leases: an expired lease redelivers with a new token, a stale ack returns 
   assert.equal(await first.ack(), false, "an ack from a delivery that lost its lease");
   assert.equal(await first.nack(), false);
   assert.equal(await first.extend(), false);
-  assert.equal(await second.extend(1000), true);
+  assert.equal(await second.extend(5000), true); // seconds past the take's timeout
   assert.equal(await q.take({ timeout: 400 }), undefined, "an extended lease does not run out");
   assert.equal(await second.ack(), true);
   assert.equal(await second.ack(), false, "acked twice");
