@@ -395,6 +395,7 @@ export class ShardedDelayQueue extends Emitter {
       earlyWakes: sum("earlyWakes"),
       messages: sum("messages"),
       delivered: sum("delivered"),
+      retried: sum("retried"),
       redelivered: sum("redelivered"),
       released: sum("released"),
       latenessP50: all[0].latenessP50,
