@@ -52,7 +52,7 @@ import {
   processOptions,
   queueOptions,
 } from "./redis/options.js";
-import { checkScheduleId } from "./schedule/spec.js";
+import { checkNextRuns, checkScheduleId } from "./schedule/spec.js";
 import { RedisSchedules } from "./redis/schedules.js";
 import { SCRIPTS } from "./redis/scripts.js";
 import { INNER, ShardedDelayQueue } from "./redis/shards.js";
@@ -580,6 +580,39 @@ export class RedisDelayQueue extends Emitter {
   async schedules() {
     this.#open();
     return this.#schedules.list();
+  }
+
+  /** Places no new occurrence of the schedule `id` until resumeSchedule(): true if it was running. @param {string} id */
+  async pauseSchedule(id) {
+    checkScheduleId(id);
+    this.#open();
+    return this.#schedules.pause(id);
+  }
+
+  /** Places again the occurrence the schedule `id` waited for (catchUp decides): true if it was paused. @param {string} id */
+  async resumeSchedule(id) {
+    checkScheduleId(id);
+    this.#open();
+    const { done, head } = await this.#schedules.resume(id);
+    this.#consumer.sawHead(head);
+    return done;
+  }
+
+  /** One extra run of the schedule `id` now, counted as a run: true if it was added. @param {string} id */
+  async trigger(id) {
+    checkScheduleId(id);
+    this.#open();
+    const { done, head } = await this.#schedules.trigger(id);
+    this.#consumer.sawHead(head);
+    return done;
+  }
+
+  /** The next `n` (1 to 100) occurrences of the schedule `id` (epoch ms), from its rule. @param {string} id @param {number} n */
+  async nextRuns(id, n) {
+    checkScheduleId(id);
+    checkNextRuns(n);
+    this.#open();
+    return this.#schedules.nextRuns(id, n);
   }
 
   // --- consuming ------------------------------------------------------------------------

@@ -38,14 +38,13 @@
 import { Emitter, HEARD, POST } from "./events.js";
 import { Timeline } from "./timeline.js";
 import { checkBoolean, checkClock, checkHandle, checkMs, describe, instantOf, options } from "./arguments.js";
-import { checkNextRuns, checkScheduleId, endsAt, limitsOf, nextRunsOf } from "./schedule/spec.js";
+import { checkNextRuns, checkScheduleId, limitsOf, nextRunsOf, stopAtBefore } from "./schedule/spec.js";
 import {
   catchUp,
   checkCatchUp,
   defaultStart,
   EveryRule,
   checkPeriod,
-  firstAtOrAfter,
   firstOccurrence,
   knownOptions,
   startOf,
@@ -182,8 +181,9 @@ export class Schedule {
   }
 
   /**
-   * Runs occurrences again, from the first one at or after now (those due while it was
-   * paused do not run); false when it was not paused.
+   * Runs occurrences again: the one pending when it was paused comes back, and if it was
+   * due meanwhile, catchUp decides what runs ("one": the latest missed one, at once; "all":
+   * each; "none": none, the next on time), as on every engine; false when it was not paused.
    */
   resume() {
     return this.#host.resume(this.#r);
@@ -406,8 +406,7 @@ export class Scheduler extends Emitter {
   #nextRuns(r, n) {
     checkNextRuns(n);
     let first;
-    if (r.state === "active") first = r.due;
-    else if (r.state === "paused") first = firstAtOrAfter(r.rule, Date.now());
+    if (r.state === "active" || r.state === "paused") first = r.due;
     else return [];
     return nextRunsOf(r.rule, first, n, { ...r.limits, runs: r.runs }).map((t) => new Date(t));
   }
@@ -478,10 +477,7 @@ export class Scheduler extends Emitter {
    */
   #begin(rule, fn, { id, catchUp: mode, overlap, limits }, from, name) {
     const first = firstOccurrence(rule, from, name);
-    if (limits.stopAt !== undefined && first > limits.stopAt)
-      throw new RangeError(
-        `options.stopAt (${new Date(limits.stopAt).toISOString()}) is before the schedule's first occurrence (${new Date(first).toISOString()})`,
-      );
+    if (limits.stopAt !== undefined && first > limits.stopAt) throw stopAtBefore(limits.stopAt, first);
     const r = new Recurrence(rule, fn, mode, overlap, limits);
     r.due = first;
     r.schedule = new Schedule(secret, r, this.#host, id);
@@ -533,12 +529,8 @@ export class Scheduler extends Emitter {
   #resumeSchedule(r) {
     if (r.state !== "paused") return false;
     this.#tl.open();
-    const first = firstAtOrAfter(r.rule, Date.now());
-    if (endsAt(r.limits, r.runs, first)) {
-      this.#end(r, "ended");
-      return true;
-    }
-    r.due = first;
+    // The occurrence it was waiting for when paused comes back: if it was due meanwhile, the
+    // schedule fell behind, and catchUp decides what runs, as for a process that was down.
     this.#activate(r); // throws, still paused, if the host refuses the timer
     r.state = "active";
     return true;

@@ -322,8 +322,29 @@ export interface DurableEngine<
   schedule(id: string, rule: ScheduleRule, value: T, options?: ScheduleOptions): Promise<ScheduleInfo<T>>;
   /** Removes a schedule and its pending occurrence (a run in flight finishes): true if there was one. */
   unschedule(id: string): Promise<boolean>;
-  /** Every schedule of the queue, by id. */
+  /** Every schedule of the queue, by id: one that ended (its rule, maxRuns or stopAt) stays, with no nextRun. */
   schedules(): Promise<ScheduleInfo<T>[]>;
+  /** Places no new occurrence of the schedule `id` until resumeSchedule() (a run in flight finishes): true if it was running. */
+  pauseSchedule(id: string): Promise<boolean>;
+  /**
+   * Places again the occurrence the schedule `id` waited for when paused; if it came due
+   * meanwhile, catchUp decides what runs: true if it was paused.
+   */
+  resumeSchedule(id: string): Promise<boolean>;
+  /**
+   * One extra run of the schedule `id` now, an occurrence due now (`<id>@<now>`): it counts
+   * as a run (runs, lastRun, maxRuns), the pending occurrence stays. With overlap false,
+   * while a run of the schedule lasts (handed out, or waiting for its retry), nothing is
+   * added and it resolves false; false too for an ended schedule or none. A paused schedule
+   * runs and stays paused.
+   */
+  trigger(id: string): Promise<boolean>;
+  /**
+   * The next `n` (1 to 100) occurrences of the schedule `id` (epoch ms), from its rule: the
+   * pending one first, none after stopAt, no more than maxRuns leaves. Reads the schedule
+   * only; empty for an ended schedule or none.
+   */
+  nextRuns(id: string, n: number): Promise<number[]>;
   /** Refuses later calls and resolves once those already made have finished. */
   close(): Promise<void>;
   /** close(), for `await using`. */
@@ -397,6 +418,12 @@ export type ScheduleInfo<T = unknown> = (
   runs: number;
   /** Occurrences skipped because the previous run was still running (overlap: false; always 0 on a DurableDelayQueue). */
   skipped: number;
+  /** The runs after which it ends, or undefined. */
+  maxRuns: number | undefined;
+  /** The instant after which no occurrence is due (epoch ms), or undefined. */
+  stopAt: number | undefined;
+  /** Whether pauseSchedule() paused it. */
+  paused: boolean;
 };
 
 // ---- in memory ------------------------------------------------------------------------------
@@ -709,7 +736,7 @@ export interface Schedule {
   cancel(): boolean;
   /** Stops running occurrences until resume(); false when it was not active. */
   pause(): boolean;
-  /** Runs again from the first occurrence at or after now; false when it was not paused. */
+  /** Runs again: the occurrence pending when paused comes back, catchUp deciding if it was due meanwhile; false when it was not paused. */
   resume(): boolean;
   /** One extra run now (Scheduler#trigger); false when it did not run. */
   trigger(): boolean;
@@ -760,7 +787,7 @@ export declare class Scheduler {
   trigger(schedule: string | Schedule): boolean;
   /**
    * The next `n` (1 to 100) occurrences of a schedule (its id or its Schedule), from its rule:
-   * none after stopAt, no more than maxRuns leaves; a paused one's from now. Empty for a
+   * none after stopAt, no more than maxRuns leaves; a paused one's from the occurrence resume() places. Empty for a
    * cancelled, ended or unknown schedule.
    */
   nextRuns(schedule: string | Schedule, n: number): Date[];

@@ -2,8 +2,15 @@
 // pending occurrence in one transaction, unschedule() removes both, schedules() lists them.
 // What a schedule computes (its rule, its next occurrence, catchUp) is js/schedule/durable.js.
 
-import { infoOf as scheduleInfoOf, pendingId, planSchedule } from "../schedule/durable.js";
-import { checkScheduleId, cronRuleOf, occurrenceId, scheduleSpec } from "../schedule/spec.js";
+import { infoOf as scheduleInfoOf, limitsOfStored, pendingId, planSchedule } from "../schedule/durable.js";
+import {
+  checkNextRuns,
+  checkScheduleId,
+  cronRuleOf,
+  nextRunsOf,
+  occurrenceId,
+  scheduleSpec,
+} from "../schedule/spec.js";
 import { storable } from "./producer.js";
 
 /** @typedef {import("./store.js").DurableRecord} DurableRecord */
@@ -36,8 +43,8 @@ export async function schedule(store, id, rule, value, opts) {
       if (pending !== undefined) change.updates.push({ record: pending, fields: { value: structuredClone(copy) } });
     } else {
       if (pending !== undefined) change.removes.push(pending);
-      const nextId = occurrenceId(spec.id, first);
-      if (!store.items.has(nextId))
+      const nextId = first === null ? "" : occurrenceId(spec.id, first);
+      if (first !== null && !store.items.has(nextId))
         change.adds.push({
           id: nextId,
           state: "pending",
@@ -73,4 +80,105 @@ export async function schedules(store) {
   return store.exclusive(() =>
     [...store.schedules.values()].sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0)).map(scheduleInfoOf),
   );
+}
+
+/** The pending occurrence of `s` as an item, to add. */
+function occurrenceItem(store, s, due, seq) {
+  return {
+    id: occurrenceId(s.id, due),
+    state: /** @type {const} */ ("pending"),
+    value: structuredClone(s.value),
+    deadline: due,
+    seq,
+    attempt: 0,
+    schedule: s.id,
+  };
+}
+
+/**
+ * Pauses the schedule `id`: its pending occurrence is taken away and none is placed until
+ * resume() (a run in flight finishes). Resolves true when it was running, false when it was
+ * paused already, ended, or there is none.
+ */
+export async function pauseSchedule(store, id) {
+  checkScheduleId(id);
+  store.refuseIfClosed();
+  return store.exclusive(async () => {
+    const s = store.schedules.get(id);
+    if (s === undefined || s.paused || s.due === null) return false;
+    const pending = store.items.get(/** @type {string} */ (pendingId(s)));
+    const removes = pending !== undefined && store.isChain(pending) ? [pending] : [];
+    await store.commit({ removes, schedulePuts: [{ ...s, paused: true }] });
+    return true;
+  });
+}
+
+/**
+ * Resumes the schedule `id`: the occurrence it waited for when paused is placed again; if it
+ * came due meanwhile, catchUp decides at its hand-out what runs. Resolves true when it was
+ * paused.
+ */
+export async function resumeSchedule(store, id) {
+  checkScheduleId(id);
+  store.refuseIfClosed();
+  return store.exclusive(async () => {
+    const s = store.schedules.get(id);
+    if (s === undefined || !s.paused) return false;
+    const schedule = { ...s, paused: false };
+    const adds = [];
+    let next = store.next;
+    const pid = pendingId(schedule);
+    if (pid !== undefined && !store.items.has(pid))
+      adds.push(occurrenceItem(store, s, /** @type {number} */ (s.due), next++));
+    await store.commit({ adds, next, schedulePuts: [schedule] });
+    return true;
+  });
+}
+
+/**
+ * One extra run of the schedule `id` now: an occurrence due now (`<id>@<now>`), delivered
+ * like the others; it counts as a run (runs, lastRun, maxRuns: the schedule's last run ends
+ * it), and the pending occurrence stays. With overlap false, while a run of the schedule
+ * lasts (handed out, or waiting for its retry), nothing is added: false. A paused schedule
+ * runs and stays paused. Resolves false for an ended schedule or none.
+ */
+export async function trigger(store, id) {
+  checkScheduleId(id);
+  store.refuseIfClosed();
+  return store.exclusive(async () => {
+    const s = store.schedules.get(id);
+    if (s === undefined || (s.due === null && !s.paused)) return false;
+    if (!s.overlap && s.last !== null && store.items.has(occurrenceId(id, s.last))) return false; // a run lasts
+    const now = Math.max(Math.ceil(Date.now()), (s.last ?? Number.NEGATIVE_INFINITY) + 1);
+    const runId = occurrenceId(id, now);
+    if (store.items.has(runId)) return false; // the pending occurrence is due this very ms
+    let next = store.next;
+    const run = { ...occurrenceItem(store, s, now, next++) };
+    const schedule = { ...s, last: now, began: Date.now(), runs: s.runs + 1 };
+    const removes = [];
+    if (s.maxRuns !== null && schedule.runs >= s.maxRuns) {
+      const pending = s.due === null ? undefined : store.items.get(/** @type {string} */ (pendingId(s)));
+      if (pending !== undefined && store.isChain(pending)) removes.push(pending);
+      schedule.due = null;
+      schedule.paused = false;
+    }
+    await store.commit({ removes, adds: [run], next, schedulePuts: [schedule] });
+    return true;
+  });
+}
+
+/**
+ * The next `n` (1 to 100) occurrences of the schedule `id` (epoch ms), from its rule: the
+ * pending one first (a paused one's, the one resume() places), none after stopAt, no more
+ * than maxRuns leaves. Reads the schedule only. Empty for an ended schedule or none.
+ */
+export async function nextRuns(store, id, n) {
+  checkScheduleId(id);
+  checkNextRuns(n);
+  store.refuseIfClosed();
+  return store.exclusive(() => {
+    const s = store.schedules.get(id);
+    if (s === undefined || s.due === null) return [];
+    return nextRunsOf(s.rule, s.due, n, limitsOfStored(s));
+  });
 }

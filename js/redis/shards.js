@@ -556,6 +556,34 @@ export class ShardedDelayQueue extends Emitter {
     return this.#of(id).unschedule(id);
   }
 
+  /** @param {string} id */
+  async pauseSchedule(id) {
+    checkScheduleId(id);
+    await this.#gate();
+    return this.#of(id).pauseSchedule(id);
+  }
+
+  /** @param {string} id */
+  async resumeSchedule(id) {
+    checkScheduleId(id);
+    await this.#gate();
+    return this.#of(id).resumeSchedule(id);
+  }
+
+  /** @param {string} id */
+  async trigger(id) {
+    checkScheduleId(id);
+    await this.#gate();
+    return this.#of(id).trigger(id);
+  }
+
+  /** @param {string} id @param {number} n */
+  async nextRuns(id, n) {
+    checkScheduleId(id);
+    await this.#gate();
+    return this.#of(id).nextRuns(id, n);
+  }
+
   async schedules() {
     await this.#gate();
     const lists = await Promise.all(this.#shards.map((s) => s.schedules()));

@@ -11,13 +11,13 @@
 // units, so that every occurrence's id is an id (at most MAX_ID_LENGTH).
 
 import { checkBoolean, checkId, describe, instantOf, MAX_ID_LENGTH, options } from "../arguments.js";
-import { catchUp, checkCatchUp, checkPeriod, defaultStart, firstAtOrAfter, startOf } from "./rule.js";
+import { catchUp, checkCatchUp, checkPeriod, defaultStart, startOf } from "./rule.js";
 
 /** The longest schedule id: room for "@" and a due time (at most 17 characters) in an item id. */
 export const MAX_SCHEDULE_ID = MAX_ID_LENGTH - 32;
 
 /** The options schedule() takes. */
-const SCHEDULE_OPTIONS = ["catchUp", "overlap", "start"];
+const SCHEDULE_OPTIONS = ["catchUp", "overlap", "start", "maxRuns", "stopAt"];
 
 /** The most occurrences nextRuns() computes in one call: its cost does not grow with its argument. */
 export const MAX_NEXT_RUNS = 100;
@@ -82,10 +82,11 @@ export function endsAt({ maxRuns, stopAt }, runs, next) {
   return next === undefined || (maxRuns !== undefined && runs >= maxRuns) || (stopAt !== undefined && next > stopAt);
 }
 
-/** The first occurrence at or after `at` that the limits allow, or undefined. */
-export function allowedAtOrAfter(rule, at, limits, runs) {
-  const t = firstAtOrAfter(rule, at);
-  return endsAt(limits, runs, t) ? undefined : t;
+/** The RangeError for a new schedule whose first occurrence (`first`) is after its stopAt. */
+export function stopAtBefore(stopAt, first) {
+  return new RangeError(
+    `options.stopAt (${new Date(stopAt).toISOString()}) is before the schedule's first occurrence (${new Date(first).toISOString()})`,
+  );
 }
 
 /**
