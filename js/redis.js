@@ -549,11 +549,12 @@ export class RedisDelayQueue extends Emitter {
    * Creates the schedule `id`, or updates it: `{ every }` (ms, a fixed rate) or `{ cron,
    * timezone }`, each occurrence an item with `value`, taken like any other (`job.schedule` =
    * `id`, `job.deadline` = its due time). Options: `catchUp` ("one", "all", "none"),
-   * `overlap` (default false), `start`. Resolves with the schedule, as schedules() lists it.
+   * `overlap` (default false), `start`, `maxRuns`, `stopAt`. Resolves with the schedule, as
+   * schedules() lists it.
    * @param {string} id
    * @param {{ every: number } | { cron: string, timezone?: string }} rule
    * @param {unknown} value
-   * @param {{ catchUp?: "one" | "all" | "none", overlap?: boolean, start?: number | Date }} [opts]
+   * @param {{ catchUp?: "one" | "all" | "none", overlap?: boolean, start?: number | Date, maxRuns?: number, stopAt?: number | Date }} [opts]
    */
   async schedule(id, rule, value, opts) {
     const checked = await this.#schedules.check(id, rule, value, opts);
@@ -575,7 +576,8 @@ export class RedisDelayQueue extends Emitter {
 
   /**
    * Every schedule of the queue, by id: `{ id, every | cron, timezone, start, catchUp,
-   * overlap, value, nextRun, lastRun, runs, skipped }` (times epoch ms, undefined for none).
+   * overlap, value, nextRun, lastRun, runs, skipped, maxRuns, stopAt, paused }` (times epoch
+   * ms, undefined for none); one that ended stays, with no nextRun.
    */
   async schedules() {
     this.#open();

@@ -22,6 +22,12 @@
 // change makes an occurrence at most about a second late, and a schedule that fell behind
 // gets the catchUp it asked for.
 //
+// A schedule's controls are every engine's (docs/schedules.md, checks in schedule/spec.js):
+// a name (`id`), `maxRuns` and `stopAt` (reached, the schedule ends), `trigger()` (one
+// extra run now, counted, refused while a run lasts with overlap false) and `nextRuns(n)`
+// (from the rule, O(n)). pause() keeps the pending occurrence's due time; resume() places it
+// again, and catchUp decides when it came due meanwhile.
+//
 // Costs: schedule, cancel and reschedule O(log n); per pending callback a 24-byte record
 // in wasm and the callback's own record in JS, where a pending setTimeout costs a few
 // hundred bytes in Node (README ## Performance measures both). An occurrence costs its

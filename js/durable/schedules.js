@@ -20,7 +20,7 @@ import { storable } from "./producer.js";
  * Creates the schedule `id`, or updates it: `{ every }` (ms, a fixed rate) or `{ cron,
  * timezone }`, each occurrence an item with `value`, delivered like any other (`job.schedule`
  * = `id`, `job.deadline` = its due time). Options: `catchUp` ("one", "all", "none"),
- * `overlap`, `start`. The chain goes on when the rule is the same; the schedule and its
+ * `overlap`, `start`, `maxRuns`, `stopAt`. The chain goes on when the rule is the same; the schedule and its
  * pending occurrence are stored in one transaction. Resolves with the schedule, as
  * schedules() lists it.
  */
@@ -74,7 +74,7 @@ export async function unschedule(store, id) {
   });
 }
 
-/** Every schedule, by id: `{ id, every | cron, timezone, start, catchUp, overlap, value, nextRun, lastRun, runs, skipped }`. */
+/** Every schedule, by id: `{ id, every | cron, timezone, start, catchUp, overlap, value, nextRun, lastRun, runs, skipped, maxRuns, stopAt, paused }`; one that ended stays, with no nextRun. */
 export async function schedules(store) {
   store.refuseIfClosed();
   return store.exclusive(() =>
