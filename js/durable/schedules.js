@@ -34,8 +34,9 @@ export async function schedule(store, id, rule, value, opts) {
     const old = store.schedules.get(spec.id);
     const present = old === undefined ? undefined : store.items.get(/** @type {string} */ (pendingId(old)));
     const pending = present !== undefined && store.isChain(present) ? present : undefined;
-    // A schedule whose pending occurrence is gone (an offer replaced it) goes on after it.
-    const gone = old !== undefined && pending === undefined ? (old.due ?? undefined) : undefined;
+    // A schedule whose pending occurrence is gone (an offer replaced it) goes on after it; a
+    // paused one has none, and keeps the due time it waits for.
+    const gone = old !== undefined && !old.paused && pending === undefined ? (old.due ?? undefined) : undefined;
     const { schedule, first } = planSchedule(old, spec, copy, cronRule, Date.now(), gone);
     /** @type {Required<Pick<Change, "removes" | "adds" | "updates" | "next" | "schedulePuts">>} */
     const change = { removes: [], adds: [], updates: [], next: store.next, schedulePuts: [schedule] };
@@ -45,15 +46,7 @@ export async function schedule(store, id, rule, value, opts) {
       if (pending !== undefined) change.removes.push(pending);
       const nextId = first === null ? "" : occurrenceId(spec.id, first);
       if (first !== null && !store.items.has(nextId))
-        change.adds.push({
-          id: nextId,
-          state: "pending",
-          value: structuredClone(copy),
-          deadline: first,
-          seq: change.next++,
-          attempt: 0,
-          schedule: spec.id,
-        });
+        change.adds.push(occurrenceItem({ id: spec.id, value: copy }, first, change.next++));
     }
     await store.commit(change);
     return scheduleInfoOf(schedule);
@@ -83,7 +76,7 @@ export async function schedules(store) {
 }
 
 /** The pending occurrence of `s` as an item, to add. */
-function occurrenceItem(store, s, due, seq) {
+function occurrenceItem(s, due, seq) {
   return {
     id: occurrenceId(s.id, due),
     state: /** @type {const} */ ("pending"),
@@ -128,8 +121,7 @@ export async function resumeSchedule(store, id) {
     const adds = [];
     let next = store.next;
     const pid = pendingId(schedule);
-    if (pid !== undefined && !store.items.has(pid))
-      adds.push(occurrenceItem(store, s, /** @type {number} */ (s.due), next++));
+    if (pid !== undefined && !store.items.has(pid)) adds.push(occurrenceItem(s, /** @type {number} */ (s.due), next++));
     await store.commit({ adds, next, schedulePuts: [schedule] });
     return true;
   });
@@ -153,7 +145,7 @@ export async function trigger(store, id) {
     const runId = occurrenceId(id, now);
     if (store.items.has(runId)) return false; // the pending occurrence is due this very ms
     let next = store.next;
-    const run = { ...occurrenceItem(store, s, now, next++) };
+    const run = { ...occurrenceItem(s, now, next++) };
     const schedule = { ...s, last: now, began: Date.now(), runs: s.runs + 1 };
     const removes = [];
     if (s.maxRuns !== null && schedule.runs >= s.maxRuns) {

@@ -381,6 +381,9 @@ export function scheduleCases(test, { consume, checkBadCalls, HOUR, sleep }) {
     let [s] = await q.schedules();
     assert.equal(s.paused, true);
     assert.equal(s.nextRun, info.nextRun, "the occurrence it waits for");
+    const again = await q.schedule("p", { every: 80 }, "p", { catchUp: "one" });
+    assert.deepEqual([again.paused, again.nextRun], [true, info.nextRun], "schedule() again keeps it paused, waiting");
+    assert.equal(await q.size(), 0);
     await sleep(400); // several periods: it falls behind
     assert.equal(await q.size(), 0, "nothing was placed meanwhile");
     assert.equal(await q.resumeSchedule("p"), true);
