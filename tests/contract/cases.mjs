@@ -511,6 +511,9 @@ test("retry: a handler that throws or rejects gets the item again retryDelayMs l
     assert.ok(got[i].deadline >= got[i - 1].at + 79, `retry ${i} due ${got[i].deadline - got[i - 1].at} ms after`);
   }
   assert.deepEqual(await counts(q), { pending: 0, inFlight: 0, dead: 0 });
+  const stats = await q.stats();
+  // One word, one meaning: a nack's retry is retried, never redelivered (an unfinished delivery).
+  assert.deepEqual([stats.delivered, stats.retried, stats.redelivered], [3, 2, 0]);
 });
 
 test("retryDelayMs as a function: called with (attempt, error) for each failure that is retried", async (e) => {
@@ -746,6 +749,7 @@ test("stats(): counts by state, the head's delay, and the deliveries made", asyn
   );
   assert.ok(stats.headDelay > HOUR - 60_000 && stats.headDelay <= HOUR, `headDelay ${stats.headDelay}`);
   assert.equal(stats.delivered, 2);
+  assert.equal(stats.retried, 0);
   assert.equal(stats.redelivered, 0);
   for (const k of ["latenessP50", "latenessP99", "latenessMax", "wakes", "earlyWakes"]) {
     assert.equal(typeof stats[k], "number", k);

@@ -298,4 +298,6 @@ test("DurableDelayQueue: redelivered for a delivery that never finished (the obj
     ["delivered", "x", 2],
     ["acked", "x", undefined],
   ]);
+  const stats = await again.stats();
+  assert.deepEqual([stats.redelivered, stats.retried], [1, 1], "stats count the redelivery the event told");
 });

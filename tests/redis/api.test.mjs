@@ -360,6 +360,8 @@ test("leases: an expired lease redelivers with a new token, a stale ack returns 
   assert.equal(await second.ack(), false, "acked twice");
   const s = await q.stats();
   assert.deepEqual([s.pending, s.inFlight, s.dead], [0, 0, 0]);
+  // One word, one meaning: the expired lease is a redelivery here, in every process's figures and in the event.
+  assert.deepEqual([s.delivered, s.retried, s.redelivered, s.all.redelivered], [2, 1, 1, 1]);
 });
 
 test("nack: back after its delay; after maxAttempts into the dead letters; retryDead", async () => {
@@ -384,6 +386,8 @@ test("nack: back after its delay; after maxAttempts into the dead letters; retry
   assert.deepEqual([c.id, c.attempt], ["x", 1]);
   await c.ack();
   assert.deepEqual(await q.deadLetters(), { items: [], next: undefined });
+  const s = await q.stats();
+  assert.deepEqual([s.retried, s.redelivered, s.all.redelivered], [1, 0, 0], "a nack's retry is no redelivery");
 });
 
 test("process(): acks on success, extends leases while the handler runs, dead-letters an always-failing item", async () => {
