@@ -1,0 +1,102 @@
+// What PostgresDelayQueue is given, checked: its options with their defaults. Bad input gets a
+// TypeError or RangeError naming the argument, before anything is sent; the checks every
+// engine shares (ids, delays, deadlines, pages, process()) are those of ../arguments.js and
+// ../redis/options.js, imported rather than copied.
+
+import { checkMs, describe, options } from "../arguments.js";
+
+const QUEUE_OPTIONS = [
+  "pg",
+  "name",
+  "schema",
+  "visibilityTimeout",
+  "maxAttempts",
+  "safetyInterval",
+  "commandTimeout",
+  "onerror",
+];
+
+/** A schema name: an unquoted-style identifier, short enough for the channel 'tarry.<schema>'. */
+const SCHEMA = /^[A-Za-z_][A-Za-z0-9_]{0,49}$/;
+/** The longest queue name, in UTF-16 code units: it travels in NOTIFY payloads (8000 bytes at most). */
+export const MAX_NAME = 1000;
+
+/**
+ * A queue's options with their defaults filled in.
+ * @typedef {object} QueueOptions
+ * @property {string | object} pg a postgres:// URL or a pg.Pool
+ * @property {string} name
+ * @property {string} schema
+ * @property {number} visibilityTimeout ms a delivered item stays leased
+ * @property {number} safetyInterval ms between the checks that cover a missed notification
+ * @property {number} commandTimeout ms within which every call settles
+ * @property {number} maxAttempts deliveries before an item goes to the dead letters
+ * @property {(error: unknown) => void} onerror errors no call can report
+ */
+
+/**
+ * The constructor's options, checked, with their defaults.
+ * @param {unknown} opts
+ * @returns {QueueOptions}
+ */
+export function queueOptions(opts) {
+  if (opts === undefined) throw new TypeError("options must be an object with a name, got undefined");
+  const o = options(opts, "options", QUEUE_OPTIONS, "new PostgresDelayQueue()");
+  const { name, schema = "tarry" } = o;
+  if (typeof name !== "string" || name === "")
+    throw new TypeError(`options.name must be a non-empty string, got ${describe(name)}`);
+  if (name.length > MAX_NAME) throw new RangeError(`options.name must be at most ${MAX_NAME} characters, got ${name.length}`);
+  if (!name.isWellFormed() || name.includes("\u0000"))
+    throw new RangeError("options.name must be well-formed Unicode without U+0000 (Postgres text cannot hold them)");
+  if (typeof schema !== "string") throw new TypeError(`options.schema must be a string, got ${describe(schema)}`);
+  if (!SCHEMA.test(schema))
+    throw new RangeError(
+      `options.schema must be letters, digits and _ (not first a digit), at most 50, got ${describe(schema)}`,
+    );
+  /** @param {string} key @param {number} fallback */
+  const positive = (key, fallback) => {
+    const v = o[key] === undefined ? fallback : o[key];
+    checkMs(v, `options.${key}`);
+    if (v <= 0) throw new RangeError(`options.${key} must be positive, got ${v}`);
+    return v;
+  };
+  const maxAttempts = o.maxAttempts === undefined ? 5 : o.maxAttempts;
+  if (typeof maxAttempts !== "number")
+    throw new TypeError(`options.maxAttempts must be a number, got ${describe(maxAttempts)}`);
+  if (!Number.isSafeInteger(maxAttempts) || maxAttempts < 1)
+    throw new RangeError(`options.maxAttempts must be a whole number >= 1, got ${describe(maxAttempts)}`);
+  if (o.onerror !== undefined && typeof o.onerror !== "function")
+    throw new TypeError(`options.onerror must be a function, got ${describe(o.onerror)}`);
+  const pg = o.pg === undefined ? "postgres://127.0.0.1:5432/postgres" : o.pg;
+  if (typeof pg === "string") checkUrl(pg);
+  else if (pg === null || typeof pg !== "object" || typeof (/** @type {any} */ (pg).connect) !== "function")
+    throw new TypeError(`options.pg must be a postgres:// URL or a pg.Pool, got ${describe(pg)}`);
+  return {
+    pg,
+    name,
+    schema,
+    visibilityTimeout: positive("visibilityTimeout", 5000),
+    safetyInterval: positive("safetyInterval", 30_000),
+    commandTimeout: positive("commandTimeout", 5000),
+    maxAttempts,
+    onerror: o.onerror ?? ((/** @type {unknown} */ e) => console.error("tarry-queue/postgres:", e)),
+  };
+}
+
+/**
+ * A postgres:// or postgresql:// URL: anything else is refused at once (the URL itself is not
+ * quoted: it may hold a password).
+ * @param {string} url
+ */
+function checkUrl(url) {
+  let parsed;
+  try {
+    parsed = new URL(url);
+  } catch {
+    parsed = null;
+  }
+  if (parsed?.protocol !== "postgres:" && parsed?.protocol !== "postgresql:") {
+    const got = parsed ? `a URL of scheme ${parsed.protocol}` : `a string that is no URL (${url.length} characters)`;
+    throw new TypeError(`options.pg must be a postgres:// or postgresql:// URL or a pg.Pool, got ${got}`);
+  }
+}

@@ -1,0 +1,58 @@
+// Every statement tarry-queue/postgres sends, named and kept together, for one schema: the calls
+// that change state are the functions of sql/ (one round trip, one transaction each), the
+// others plain SELECTs and UPDATEs on the tables. Nobody else writes SQL. Parameters are
+// always bound ($1 …), never spliced; only the schema's name (checked: ./options.js) is
+// spliced, quoted.
+
+/** @param {string} schema a checked schema name */
+export function statementsOf(schema) {
+  const s = `"${schema}"`;
+  return {
+    channel: `tarry.${schema}`,
+    listen: `LISTEN "tarry.${schema}"`,
+    offer: `SELECT head, at FROM ${s}.offer($1, $2::bytea[], $3::text[], $4::"char"[], $5::float8[], $6::"char"[], $7)`,
+    reschedule: `SELECT found, head FROM ${s}.reschedule($1, $2, $3, $4)`,
+    take: `SELECT kind, id, value, deadline, attempt, token::text AS token, schedule, reason, seq::text AS seq, expiry, at FROM ${s}.take($1, $2, $3, $4)`,
+    ack: `SELECT id, schedule, at FROM ${s}.ack($1, $2::bytea[], $3::bigint[])`,
+    nack: `SELECT outcome, deadline, schedule, at FROM ${s}.nack($1, $2, $3, $4, $5, $6)`,
+    extend: `SELECT ${s}.extend($1, $2, $3, $4) AS expiry`,
+    release: `SELECT ${s}.release($1, $2::bytea[], $3::bigint[]) AS released`,
+    cancel: `DELETE FROM ${s}.items WHERE queue = $1 AND id = $2 AND state = 'p' AND schedule IS NULL RETURNING 1`,
+    delayOf: `SELECT deadline - ${s}.clock() AS delay FROM ${s}.items WHERE queue = $1 AND id = $2 AND state = 'p' AND schedule IS NULL`,
+    counts: `SELECT
+        (SELECT count(*) FROM ${s}.items WHERE queue = $1 AND state = 'p')::int AS pending,
+        (SELECT count(*) FROM ${s}.items WHERE queue = $1 AND state = 'l')::int AS "inFlight",
+        (SELECT count(*) FROM ${s}.items WHERE queue = $1 AND state = 'd')::int AS dead,
+        (SELECT deadline FROM ${s}.items WHERE queue = $1 AND state = 'p' ORDER BY deadline, seq LIMIT 1) - ${s}.clock() AS "headDelay",
+        coalesce((SELECT paused FROM ${s}.queues WHERE queue = $1), false) AS paused`,
+    get: `SELECT id, state, value, deadline, attempt, expiry, reason, died, schedule FROM ${s}.items WHERE queue = $1 AND id = $2`,
+    pending: `SELECT id, state, value, deadline, attempt, seq::text AS seq FROM ${s}.items
+      WHERE queue = $1 AND state = 'p' AND ($2::float8 IS NULL OR (deadline, seq) > ($2, $3::bigint))
+      ORDER BY deadline, seq LIMIT $4`,
+    inFlight: `SELECT id, state, value, deadline, attempt, expiry FROM ${s}.items
+      WHERE queue = $1 AND state = 'l' AND ($2::float8 IS NULL OR (expiry, id) > ($2, decode($3, 'hex')))
+      ORDER BY expiry, id LIMIT $4`,
+    dead: `SELECT id, state, value, deadline, attempt, reason, died FROM ${s}.items
+      WHERE queue = $1 AND state = 'd' AND ($2::float8 IS NULL OR (died, id) > ($2, decode($3, 'hex')))
+      ORDER BY died, id LIMIT $4`,
+    pause: `WITH q AS (INSERT INTO ${s}.queues AS x (queue, paused) VALUES ($1, true)
+        ON CONFLICT (queue) DO UPDATE SET paused = true WHERE NOT x.paused RETURNING 1)
+      SELECT count(*)::int AS changed, (SELECT pg_notify('tarry.${schema}', 'p ' || $1) FROM q) AS told FROM q`,
+    resume: `WITH q AS (UPDATE ${s}.queues SET paused = false WHERE queue = $1 AND paused RETURNING 1)
+      SELECT count(*)::int AS changed, (SELECT pg_notify('tarry.${schema}', 'r ' || $1) FROM q) AS told FROM q`,
+    retryDead: `WITH r AS (UPDATE ${s}.items SET state = 'p', deadline = ${s}.clock(), seq = nextval('${s}.seq'),
+        attempt = 0, reason = NULL, died = NULL WHERE queue = $1 AND id = $2 AND state = 'd' RETURNING deadline)
+      SELECT deadline, pg_notify('tarry.${schema}', 'h ' || deadline || ' ' || $1) FROM r`,
+    deleteDead: `DELETE FROM ${s}.items WHERE queue = $1 AND id = $2 AND state = 'd' RETURNING 1`,
+    purgeDead: `WITH d AS (DELETE FROM ${s}.items WHERE ctid = ANY(ARRAY(SELECT ctid FROM ${s}.items
+        WHERE queue = $1 AND state = 'd' AND died <= ${s}.clock() - $2 LIMIT $3))
+      RETURNING 1) SELECT count(*)::int AS n FROM d`,
+    clear: `WITH a AS (DELETE FROM ${s}.items WHERE queue = $1 RETURNING 1),
+      b AS (DELETE FROM ${s}.schedules WHERE queue = $1 RETURNING 1) SELECT (SELECT count(*) FROM a) + (SELECT count(*) FROM b) AS n`,
+  };
+}
+
+/** @typedef {ReturnType<typeof statementsOf>} Statements */
+
+/** An id as Postgres holds it: its UTF-8 bytes (text cannot hold U+0000). @param {string} id */
+export const idBytes = (id) => Buffer.from(id, "utf8");
