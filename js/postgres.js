@@ -37,11 +37,20 @@ import { queueOptions } from "./postgres/options.js";
 import { idBytes, statementsOf } from "./postgres/statements.js";
 import { localNow } from "./redis/clock.js";
 import { inFlightCursor, pageOptions, pendingCursor } from "./redis/inspect.js";
-import { checkCursor, checkDeadline, checkDelay, checkLimit, cursorOf, JSON_RULES, processOptions } from "./redis/options.js";
+import {
+  checkCursor,
+  checkDeadline,
+  checkDelay,
+  checkLimit,
+  cursorOf,
+  JSON_RULES,
+  processOptions,
+} from "./redis/options.js";
 import { RedisJob } from "./redis/job.js";
 import { Worker } from "./redis/worker.js";
 
 export { ClosedError } from "./errors.js";
+export { PostgresError } from "./postgres/connection.js";
 
 /** Items per offer statement at most: more are split (each statement atomic, in order). */
 const OFFER_BATCH = 1000;
@@ -196,7 +205,8 @@ export class PostgresDelayQueue extends Emitter {
     const at = localNow();
     const { client } = options(opts, "options", ["client"], "offerMany()");
     checkClient(client);
-    if (isRevoked(items) || !Array.isArray(items)) throw new TypeError(`items must be an array, got ${describe(items)}`);
+    if (isRevoked(items) || !Array.isArray(items))
+      throw new TypeError(`items must be an array, got ${describe(items)}`);
     const checked = items.map((it, i) => {
       const where = `items[${i}]`;
       if (it === null || typeof it !== "object" || isRevoked(it))
@@ -208,7 +218,15 @@ export class PostgresDelayQueue extends Emitter {
         o.delayMs !== undefined
           ? /** @type {const} */ (["d", checkDelay(o.delayMs, `${where}.delayMs`)])
           : /** @type {const} */ (["a", checkDeadline(o.deadline, `${where}.deadline`)]);
-      return this.#item(o.value, `${where}.value`, { id: o.id, ifExists: o.ifExists }, where, "offerMany()", kind, ms)[0];
+      return this.#item(
+        o.value,
+        `${where}.value`,
+        { id: o.id, ifExists: o.ifExists },
+        where,
+        "offerMany()",
+        kind,
+        ms,
+      )[0];
     });
     this.#open();
     if (client === undefined && checked.length > OFFER_BATCH) {
@@ -452,7 +470,9 @@ export class PostgresDelayQueue extends Emitter {
     const limit = o.limit === undefined ? PAGE : checkLimit(o.limit, "options.limit");
     const after = o.after === undefined ? null : checkCursor(o.after, "options.after");
     if (after && !/^([0-9a-f]{2})+$/.test(after[1]))
-      throw new RangeError(`options.after must be a cursor that deadLetters() returned as next, got ${describe(o.after)}`);
+      throw new RangeError(
+        `options.after must be a cursor that deadLetters() returned as next, got ${describe(o.after)}`,
+      );
     this.#open();
     const values = [this.#o.name, after ? Number(after[0]) : null, after ? after[1] : null, limit + 1];
     const rows = await this.#query("deadLetters()", this.#st.dead, values);

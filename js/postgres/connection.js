@@ -90,7 +90,9 @@ export class Connection {
   #listen(client) {
     if (listened.has(client)) return;
     listened.add(client);
-    client.on("error", (/** @type {unknown} */ e) => this.#onerror(new PostgresError(`connection lost: ${said(e)}`, e)));
+    client.on("error", (/** @type {unknown} */ e) =>
+      this.#onerror(new PostgresError(`connection lost: ${said(e)}`, e)),
+    );
   }
 
   /**
@@ -119,14 +121,20 @@ export class Connection {
         const connecting = pool.connect();
         held = await Promise.race([connecting, timed]).catch((e) => {
           // Too late: a connection that comes after all goes back to the pool unused.
-          connecting.then((/** @type {any} */ c) => c.release(), () => {});
+          connecting.then(
+            (/** @type {any} */ c) => c.release(),
+            () => {},
+          );
           if (e instanceof PostgresError) throw e;
           throw new PostgresError(`${what} could not reach Postgres: ${said(e)}`, e);
         });
         this.#listen(held);
       }
       phase = "sent";
-      const result = await Promise.race([held.query(text, typeof values === "function" ? values() : values), timed]).catch((e) => {
+      const result = await Promise.race([
+        held.query(text, typeof values === "function" ? values() : values),
+        timed,
+      ]).catch((e) => {
         if (e instanceof PostgresError) throw e;
         if (client === undefined) throw new PostgresError(`${what} failed: ${said(e)}`, e);
         throw e; // the caller's own client: its error as the driver gave it

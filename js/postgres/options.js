@@ -45,7 +45,8 @@ export function queueOptions(opts) {
   const { name, schema = "tarry" } = o;
   if (typeof name !== "string" || name === "")
     throw new TypeError(`options.name must be a non-empty string, got ${describe(name)}`);
-  if (name.length > MAX_NAME) throw new RangeError(`options.name must be at most ${MAX_NAME} characters, got ${name.length}`);
+  if (name.length > MAX_NAME)
+    throw new RangeError(`options.name must be at most ${MAX_NAME} characters, got ${name.length}`);
   if (!name.isWellFormed() || name.includes("\u0000"))
     throw new RangeError("options.name must be well-formed Unicode without U+0000 (Postgres text cannot hold them)");
   if (typeof schema !== "string") throw new TypeError(`options.schema must be a string, got ${describe(schema)}`);

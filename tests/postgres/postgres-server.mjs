@@ -14,7 +14,9 @@ import { promisify } from "node:util";
 const run = promisify(execFile);
 const BIN = "/usr/lib/postgresql/15/bin";
 const asPostgres = (cmd, args) =>
-  process.getuid?.() === 0 ? run("runuser", ["-u", "postgres", "--", join(BIN, cmd), ...args]) : run(join(BIN, cmd), args);
+  process.getuid?.() === 0
+    ? run("runuser", ["-u", "postgres", "--", join(BIN, cmd), ...args])
+    : run(join(BIN, cmd), args);
 
 /** A port the kernel says is free on loopback now. */
 function freePort() {

@@ -25,7 +25,7 @@ test("an offer in a transaction that rolls back leaves no row and is never deliv
   try {
     await client.query("BEGIN");
     await q.offer({ order: 1 }, 0, { id: "rolled-back", client });
-    assert.equal((await q.get("rolled-back")), undefined, "not visible outside the transaction");
+    assert.equal(await q.get("rolled-back"), undefined, "not visible outside the transaction");
     await client.query("ROLLBACK");
     await client.query("BEGIN");
     await q.offer({ order: 2 }, 0, { id: "committed", client });
