@@ -16,9 +16,9 @@
 // dead worker's jobs are unlocked after 4 hours) say otherwise. Every library gets a pool of
 // 10 connections (pg's default) for its adds.
 //
-// The peers, and pg, come from bench/postgres/deps.mjs.
+// The peers, and pg, come from tools/pg-deps.mjs.
 
-import { load } from "./deps.mjs";
+import { load } from "../../tools/pg-deps.mjs";
 
 const pg = (await load("pg")).default;
 
@@ -41,6 +41,9 @@ const openers = {
       pg: p,
       name,
       ...(lease ? { visibilityTimeout: lease } : {}),
+      // The peers' calls have no time limit; tarry's commandTimeout (5 s) counts the wait for one
+      // of the pool's 10 connections too, which 10^4 concurrent adds on a loaded machine exceed.
+      commandTimeout: 60_000,
       onerror: () => {},
     });
     await q.migrate();

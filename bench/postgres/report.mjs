@@ -88,26 +88,25 @@ export function render({ meta, results }) {
       return `${sum(xs, "early")} / ${sum(xs, "lost")} / ${sum(xs, "dup")}`;
     }),
   );
-  const churn = results.churn;
-  if (Object.keys(churn).length) {
-    const c = churn[IMPLS[0]];
+  // A library whose churn run failed (or did not run) gets dashes.
+  const churn = Object.fromEntries(IMPLS.map((i) => [i, results.churn[i]?.failed ? undefined : results.churn[i]]));
+  const c = Object.values(churn).find(Boolean);
+  const of = (i, cell) => (churn[i] ? cell(churn[i]) : "—");
+  if (c) {
     lines.push(
       "",
       `## Churn: ${c.rate} items/s, each due 1 s after its add, for ${c.minutes} minutes; one worker; autovacuum at its defaults`,
       "",
       ...head,
-      row(
-        "dead tuples, most seen / at the end",
-        (i) => `${churn[i].maxDead.toLocaleString("en")} / ${churn[i].finalDead.toLocaleString("en")}`,
+      row("dead tuples, most seen / at the end", (i) =>
+        of(i, (x) => `${x.maxDead.toLocaleString("en")} / ${x.finalDead.toLocaleString("en")}`),
       ),
-      row(
-        "tables with their indexes, largest / at the end",
-        (i) => `${bytes(churn[i].maxBytes)} / ${bytes(churn[i].finalBytes)}`,
+      row("tables with their indexes, largest / at the end", (i) =>
+        of(i, (x) => `${bytes(x.maxBytes)} / ${bytes(x.finalBytes)}`),
       ),
-      row("autovacuum runs", (i) => String(churn[i].autovacuums)),
-      row(
-        "items offered / lost / twice",
-        (i) => `${churn[i].offered.toLocaleString("en")} / ${churn[i].lost} / ${churn[i].dup}`,
+      row("autovacuum runs", (i) => of(i, (x) => String(x.autovacuums))),
+      row("items offered / lost / twice", (i) =>
+        of(i, (x) => `${x.offered.toLocaleString("en")} / ${x.lost} / ${x.dup}`),
       ),
     );
   }

@@ -107,11 +107,15 @@ async function database() {
   return { db, url: pg.url.replace(/\/postgres$/, `/${db}`) };
 }
 
+const running = new Set(); // child processes not yet exited
+
 /** A child process running one task; `result` resolves with what it sends back. */
 function child(task, impl, url, extra = {}) {
   const cfg = { task, impl, url, name: "bench", ...extra };
   const c = fork(here("./child.mjs"), [JSON.stringify(cfg)], { stdio: ["ignore", "inherit", "inherit", "ipc"] });
   const h = { c, count: 0 };
+  running.add(c);
+  c.once("exit", () => running.delete(c));
   h.ready = new Promise((r) => c.on("message", (m) => m.type === "ready" && r()));
   h.holding = new Promise((r) => c.on("message", (m) => m.type === "holding" && r()));
   c.on("message", (m) => m.type === "count" && (h.count = m.n));
@@ -308,7 +312,20 @@ async function churn(impl) {
   };
 }
 
-const results = { adds: {}, burst: {}, spread: {}, recovery: {}, churn: {} };
+const failures = [];
+/** One measurement; if it fails, the failure is logged and kept (results.failures), and the run goes on. */
+async function measured(what, body) {
+  try {
+    return await body();
+  } catch (e) {
+    log(`${what} FAILED: ${e.message}`);
+    failures.push(`${what}: ${e.message}`);
+    for (const c of running) c.kill("SIGKILL"); // the measurement's other processes
+    return { failed: e.message };
+  }
+}
+
+const results = { adds: {}, burst: {}, spread: {}, recovery: {}, churn: {}, failures };
 for (const t of ["add-serial", "add-concurrent", "add-bulk"])
   results.adds[t] = Object.fromEntries(IMPLS.map((i) => [i, []]));
 for (const w of WORKERS) results.burst[w] = Object.fromEntries(IMPLS.map((i) => [i, []]));
@@ -316,48 +333,7 @@ for (const p of ["default", "finest"]) results.spread[p] = Object.fromEntries(IM
 results.recovery = Object.fromEntries(IMPLS.map((i) => [i, []]));
 
 const started = Date.now();
-for (let r = 0; r < rounds; r++) {
-  log(`round ${r + 1} of ${rounds}`);
-  for (const task of Object.keys(results.adds))
-    for (const impl of rotate(IMPLS, r)) {
-      const { url } = await database();
-      const { perSec } = await child(task, impl, url, { n: task === "add-serial" ? SERIAL : N }).result;
-      results.adds[task][impl].push(perSec);
-      log(`${task} ${impl}: ${Math.round(perSec)}/s`);
-    }
-  for (const workers of WORKERS)
-    for (const impl of rotate(IMPLS, r)) {
-      const out = await burst(impl, workers);
-      results.burst[workers][impl].push(out);
-      log(
-        `burst ${workers}w ${impl}: ${Math.round(out.perSec)}/s, first late ${Math.round(out.firstLateMs)} ms, early ${out.early} lost ${out.lost} dup ${out.dup}`,
-      );
-    }
-  for (const polling of ["default", "finest"])
-    for (const impl of rotate(IMPLS, r)) {
-      if (impl === "tarry" && polling === "finest") continue; // tarry has no poll to set
-      const out = await spread(impl, polling);
-      results.spread[polling][impl].push(out);
-      log(
-        `spread ${polling} ${impl}: p50 ${Math.round(out.p50)} p99 ${Math.round(out.p99)} ms, early ${out.early} lost ${out.lost}`,
-      );
-    }
-  for (const impl of rotate(IMPLS, r)) {
-    const out = await recovery(impl);
-    results.recovery[impl].push(out);
-    log(`recovery ${impl}: ${out.ms === null ? `none within ${out.cap} ms` : `${out.ms} ms`}`);
-  }
-}
-for (const impl of IMPLS) {
-  const out = await churn(impl);
-  results.churn[impl] = out;
-  log(
-    `churn ${impl}: dead max ${out.maxDead} final ${out.finalDead}, bytes max ${out.maxBytes} final ${out.finalBytes}, lost ${out.lost}`,
-  );
-}
-await pg.stop();
-
-const meta = {
+const meta = () => ({
   date: new Date().toISOString(),
   minutes: Math.round((Date.now() - started) / 60_000),
   node: process.version,
@@ -372,11 +348,59 @@ const meta = {
   lease: LEASE,
   held: HELD,
   churn: { minutes: churnMinutes, rate: churnRate },
-};
+});
+/** results.json as it stands (after the rounds, and after each churn run: a long run keeps what it measured). */
+const save = () =>
+  smoke || writeFileSync(here("./results.json"), `${JSON.stringify({ meta: meta(), results }, null, 1)}\n`);
+for (let r = 0; r < rounds; r++) {
+  log(`round ${r + 1} of ${rounds}`);
+  for (const task of Object.keys(results.adds))
+    for (const impl of rotate(IMPLS, r)) {
+      const { url } = await database();
+      const { perSec } = await measured(
+        `${task} ${impl}`,
+        () => child(task, impl, url, { n: task === "add-serial" ? SERIAL : N }).result,
+      );
+      results.adds[task][impl].push(perSec);
+      log(`${task} ${impl}: ${Math.round(perSec)}/s`);
+    }
+  for (const workers of WORKERS)
+    for (const impl of rotate(IMPLS, r)) {
+      const out = await measured(`burst ${workers} ${impl}`, () => burst(impl, workers));
+      results.burst[workers][impl].push(out);
+      log(
+        `burst ${workers}w ${impl}: ${Math.round(out.perSec)}/s, first late ${Math.round(out.firstLateMs)} ms, early ${out.early} lost ${out.lost} dup ${out.dup}`,
+      );
+    }
+  for (const polling of ["default", "finest"])
+    for (const impl of rotate(IMPLS, r)) {
+      if (impl === "tarry" && polling === "finest") continue; // tarry has no poll to set
+      const out = await measured(`spread ${polling} ${impl}`, () => spread(impl, polling));
+      results.spread[polling][impl].push(out);
+      log(
+        `spread ${polling} ${impl}: p50 ${Math.round(out.p50)} p99 ${Math.round(out.p99)} ms, early ${out.early} lost ${out.lost}`,
+      );
+    }
+  for (const impl of rotate(IMPLS, r)) {
+    const out = await measured(`recovery ${impl}`, () => recovery(impl));
+    results.recovery[impl].push(out);
+    log(`recovery ${impl}: ${out.ms === null ? `none within ${out.cap} ms` : `${out.ms} ms`}`);
+  }
+}
+save();
+for (const impl of IMPLS) {
+  const out = await measured(`churn ${impl}`, () => churn(impl));
+  save();
+  results.churn[impl] = out;
+  log(
+    `churn ${impl}: dead max ${out.maxDead} final ${out.finalDead}, bytes max ${out.maxBytes} final ${out.finalBytes}, lost ${out.lost}`,
+  );
+}
+await pg.stop();
 
 if (smoke) {
   // Every delivery run: nothing early, lost or twice; tarry's in due order per worker, and a killed worker's items redelivered.
-  const bad = [];
+  const bad = [...failures];
   const runs = [
     ...Object.entries(results.burst).flatMap(([w, byImpl]) =>
       Object.entries(byImpl).flatMap(([i, xs]) => xs.map((x) => [`burst ${w} ${i}`, i, x])),
@@ -398,6 +422,6 @@ if (smoke) {
   }
   console.log(`smoke run passed: ${IMPLS.join(", ")}; every workload; nothing early, lost or twice`);
 } else {
-  writeFileSync(here("./results.json"), `${JSON.stringify({ meta, results }, null, 1)}\n`);
-  writePage(meta, results);
+  save();
+  writePage(meta(), results);
 }

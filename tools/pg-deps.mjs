@@ -1,4 +1,4 @@
-// Where bench/postgres finds pg, pg-boss and graphile-worker: the repository's node_modules
+// Where the Postgres benchmark, tests and example find pg, pg-boss and graphile-worker: the repository's node_modules
 // (they are devDependencies), or, when TARRY_PG_DEPS names another node_modules directory, there
 // (a private install, e.g. `npm install pg pg-boss graphile-worker --prefix DIR`, then
 // TARRY_PG_DEPS=DIR/node_modules).
