@@ -39,7 +39,7 @@ async function call() {
       n === 1
         ? [await q.offer(items[0].value, items[0].delayMs, { id: items[0].id })]
         : await q.offerMany(items.map(({ id, value, delayMs }) => ({ id, value, delayMs })));
-    ids.forEach((id, i) => offered.push([id, items[i].notBefore]));
+    for (const [i, id] of ids.entries()) offered.push([id, items[i].notBefore]);
   } catch {
     for (const item of items) maybe.push([item.id, item.notBefore]);
     rejected += n;
