@@ -23,7 +23,6 @@ import { load } from "../../tools/pg-deps.mjs";
 const pg = (await load("pg")).default;
 
 export const IMPLS = ["tarry", "pgboss", "graphile"];
-export const LABELS = { tarry: "tarry", pgboss: "pg-boss 12", graphile: "graphile-worker 0.18" };
 
 /** A pg.Pool whose idle and checked-out clients may lose their connection without killing the process. */
 function pool(url, max = 10) {

@@ -1,7 +1,7 @@
 // bench/postgres/results.md from bench/postgres/results.json: the medians over the rounds of
 // every row, each library in its own column, and the run's settings and machine.
 
-import { LABELS } from "./impls.mjs";
+const LABELS = { tarry: "tarry", pgboss: "pg-boss 12.38", graphile: "graphile-worker 0.18" };
 
 const median = (xs) => {
   const s = xs.filter((x) => x != null && Number.isFinite(x)).sort((a, b) => a - b);
@@ -115,5 +115,13 @@ export function render({ meta, results }) {
     "Deliveries/s count from the first delivery to the last. A delivery is late by the time from its due instant to its handler's start. graphile-worker has no lease: a killed worker's jobs are unlocked after 4 hours. pg-boss's recovery row uses expireInSeconds at the lease and its monitor at its 1 s minimum. CPU and WAL come from the one-worker burst run, adds included.",
     "",
   );
+  const failures = results.failures ?? [];
+  if (failures.length)
+    lines.push(
+      "Measurements that failed, left out of the medians:",
+      "",
+      ...failures.map((f) => `- ${f.split("\n")[0]}`),
+      "",
+    );
   return lines.join("\n");
 }

@@ -39,6 +39,7 @@ const flag = (name, fallback) => {
   return i >= 0 ? argv[i + 1] : fallback;
 };
 const smoke = argv.includes("--smoke");
+const log = (...a) => process.stderr.write(`[bench:postgres] ${a.join(" ")}\n`);
 
 if (argv.includes("--render")) {
   const { meta, results } = JSON.parse(readFileSync(here("./results.json"), "utf8"));
@@ -69,7 +70,6 @@ const LEASE = smoke ? 2000 : 5000; // tarry's visibilityTimeout; pg-boss's expir
 const RECOVERY_CAP = smoke ? 5000 : 30_000; // ms a recovery is waited for
 const CHURN_SAMPLE = smoke ? 1000 : 10_000; // ms between samples of the churn run
 
-const log = (...a) => process.stderr.write(`[bench:postgres] ${a.join(" ")}\n`);
 const rotate = (xs, k) => xs.map((_, i) => xs[(i + k) % xs.length]);
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 const pct = (sorted, p) => sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
