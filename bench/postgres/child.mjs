@@ -110,6 +110,13 @@ const tasks = {
   },
 };
 
-const result = await tasks[cfg.task]();
+let result;
+try {
+  result = await tasks[cfg.task]();
+} catch (e) {
+  // The reason goes to the parent, which keeps it with the failed measurement.
+  process.send({ type: "error", message: String(e?.message ?? e) }, () => process.exit(1));
+  await new Promise(() => {});
+}
 await Promise.race([q.close(), sleep(10_000)]);
 process.send({ type: "result", result }, () => process.exit(0));

@@ -117,7 +117,9 @@ function child(task, impl, url, extra = {}) {
   c.on("message", (m) => m.type === "count" && (h.count = m.n));
   h.result = new Promise((resolve, reject) => {
     c.on("message", (m) => m.type === "result" && resolve(m.result));
-    c.once("exit", (code, signal) => reject(new Error(`${task} ${impl} exited (${code ?? signal})`)));
+    let reason = "";
+    c.on("message", (m) => m.type === "error" && (reason = `: ${m.message}`));
+    c.once("exit", (code, signal) => reject(new Error(`${task} ${impl} exited (${code ?? signal})${reason}`)));
   });
   h.result.catch(() => {});
   return h;
