@@ -9,10 +9,13 @@
  * @module tarry-queue/postgres
  */
 
+import type { ScheduleInfo, ScheduleOptions, ScheduleRule } from "./tarry.js";
 import type { AbortSignalLike, DurableEngineEvents, ItemInfo, Page, PageOptions, QueueEvents } from "./tarry.js";
 import type { Json, Jsonable } from "./redis.js";
 
 export type { Json, Jsonable, JsonableProperty } from "./redis.js";
+/** A schedule's rule, options and description: one declaration for every engine (tarry.d.ts). */
+export type { ScheduleInfo, ScheduleOptions as PostgresScheduleOptions, ScheduleRule } from "./tarry.js";
 
 /** A pg.Pool, or anything with its connect() (and, for LISTEN, its Client and options). */
 export interface PoolLike {
@@ -190,11 +193,21 @@ export declare class PostgresDelayQueue<T extends Jsonable<T> = Json> {
   resume(): Promise<boolean>;
   /** A dead letter back into the queue, due now, attempts reset: true if it was dead. */
   retryDead(id: string): Promise<boolean>;
+  /**
+   * Creates the schedule `id`, or updates it (its chain goes on when its rule is the same):
+   * each occurrence is an item with `value`, taken like any other, with `job.schedule` = `id`
+   * and `job.deadline` = its due time. Resolves with the schedule.
+   */
+  schedule(id: string, rule: ScheduleRule, value: T, options?: ScheduleOptions): Promise<ScheduleInfo<T>>;
+  /** Removes a schedule and its pending occurrence (a run in flight finishes): true if there was one. */
+  unschedule(id: string): Promise<boolean>;
+  /** Every schedule of the queue, by id. */
+  schedules(): Promise<ScheduleInfo<T>[]>;
   /** Removes a dead letter: true if it was dead. */
   deleteDead(id: string): Promise<boolean>;
   /** Removes the dead letters that died at least `olderThan` ms ago (default 0: all); resolves to how many. */
   purgeDead(options?: { olderThan?: number }): Promise<number>;
-  /** Removes every item (pending, in flight and dead). */
+  /** Removes every item (pending, in flight and dead) and every schedule. */
   clear(): Promise<void>;
   /** Rejects waiting takes, lets process() handlers finish, gives back the pool it opened. */
   close(): Promise<void>;

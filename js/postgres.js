@@ -22,44 +22,32 @@
 // ./postgres/options.js, the same checks and messages as the Redis engine) before anything is
 // sent. `pg` (an optional peer dependency) is loaded only for a URL. Never loads the wasm.
 
-import { checkId, checkIfExists, checkSignal, checkTimeout, describe, isRevoked, options } from "./arguments.js";
+import { checkId, checkSignal, checkTimeout, options } from "./arguments.js";
 import { ClosedError, takeUntilClosed } from "./errors.js";
 import { EMIT, Emitter, HEARD } from "./events.js";
-import { newId } from "./ids.js";
-import { jsonText } from "./json.js";
 import { Meters } from "./metrics.js";
 import { Connection } from "./postgres/connection.js";
 import { Consumer } from "./postgres/consumer.js";
-import { infoOf, seqHex, seqOf } from "./postgres/inspect.js";
+import { infoOf, pageCall } from "./postgres/inspect.js";
 import { Listener } from "./postgres/listener.js";
 import { migrate } from "./postgres/migrate.js";
 import { queueOptions } from "./postgres/options.js";
+import { checkMany, checkOne, clientOf, inTransaction, OFFER_BATCH, offerValues } from "./postgres/producer.js";
+import { Outcomes } from "./postgres/outcomes.js";
+import { PostgresSchedules } from "./postgres/schedules.js";
 import { idBytes, statementsOf } from "./postgres/statements.js";
+import { checkScheduleId } from "./schedule/spec.js";
+import { Batcher } from "./redis/batch.js";
 import { localNow } from "./redis/clock.js";
-import { inFlightCursor, pageOptions, pendingCursor } from "./redis/inspect.js";
-import {
-  checkCursor,
-  checkDeadline,
-  checkDelay,
-  checkLimit,
-  cursorOf,
-  JSON_RULES,
-  processOptions,
-} from "./redis/options.js";
+import { checkDelay, processOptions } from "./redis/options.js";
 import { RedisJob } from "./redis/job.js";
 import { Worker } from "./redis/worker.js";
 
 export { ClosedError } from "./errors.js";
 export { PostgresError } from "./postgres/connection.js";
 
-/** Items per offer statement at most: more are split (each statement atomic, in order). */
-const OFFER_BATCH = 1000;
 /** Dead letters one purge statement removes at most. */
 const PURGE_BATCH = 1000;
-const PAGE = 100;
-const MODES = { replace: "r", keep: "k", extend: "e" };
-
-/** @typedef {{ id: string, mode: string, kind: "d" | "a", ms: number, json: string }} Offer */
 
 /** A Postgres-backed delay queue shared by every process that opens the same `name` in the same schema. */
 export class PostgresDelayQueue extends Emitter {
@@ -67,11 +55,12 @@ export class PostgresDelayQueue extends Emitter {
   #st;
   #conn;
   #consumer;
+  #schedules;
   #meters;
   /** @type {Promise<void> | null} */
   #closing = null;
-  /** The nacks in call order: each sent once the one before it is answered, so dead letters die in that order. */
-  #nacks = Promise.resolve();
+  /** The offer() and offerAt() calls of one turn (without a client), gathered into as few statements as possible. @type {Batcher<import("./postgres/producer.js").Offer & { at: number }, import("./postgres/producer.js").Offer & { at: number }>} */
+  #offers;
   /** Set once the workers' last acks are in: then job calls reject too. */
   #ended = false;
   /** @type {Set<Worker>} */
@@ -95,21 +84,33 @@ export class PostgresDelayQueue extends Emitter {
     this.#st = statementsOf(o.schema);
     this.#conn = new Connection(o.pg, o.commandTimeout, o.onerror);
     const conn = this.#conn;
+    this.#schedules = new PostgresSchedules(conn, this.#st, o.name);
+    const outcomes = new Outcomes({
+      query: (what, text, values) => this.#query(what, text, values),
+      st: this.#st,
+      o,
+      tell: (type, detail) => this.#tell(type, detail),
+      consumer: () => this.#consumer,
+      live: () => this.#live(),
+    });
     this.#consumer = new Consumer({
+      schedules: this.#schedules,
       conn,
       st: this.#st,
       name: o.name,
       o,
       tell: (type, detail) => this.#tell(type, detail),
       listener: async () => Listener.of(await conn.pool, o.onerror),
-      ops: {
-        ack: (job, token) => this.#ack(job, token),
-        nack: (job, token, delayMs, reason) => this.#nack(job, token, delayMs, reason),
-        extend: (job, token, ms) => this.#extend(job, token, ms),
-      },
+      flush: () => outcomes.flush(),
+      ops: outcomes.ops,
       value: (text) => JSON.parse(text),
     });
     this.#meters = new Meters("postgres", o.name, () => this.#counts());
+    this.#offers = new Batcher(OFFER_BATCH, async (items) => {
+      // The latest call's time for all: an earlier call's item comes out a little late, none early.
+      await this.#send("offer()", items, Math.max(...items.map((it) => it.at)), undefined);
+      return items;
+    });
   }
 
   /** The queue's name. */
@@ -174,10 +175,10 @@ export class PostgresDelayQueue extends Emitter {
    */
   async offer(value, delayMs, opts) {
     const at = localNow();
-    const ms = checkDelay(delayMs, "delayMs");
-    const [item, client] = this.#item(value, "value", opts, "options", "offer()", "d", ms);
+    const [item, client] = checkOne("offer()", value, delayMs, opts);
     this.#open();
-    await this.#send("offer()", [item], at, client);
+    if (client === undefined) await this.#offers.add([{ ...item, at }]);
+    else await this.#send("offer()", [item], at, client);
     return item.id;
   }
 
@@ -188,103 +189,37 @@ export class PostgresDelayQueue extends Emitter {
    */
   async offerAt(value, deadline, opts) {
     const at = localNow();
-    const ms = checkDeadline(deadline, "deadline");
-    const [item, client] = this.#item(value, "value", opts, "options", "offerAt()", "a", ms);
+    const [item, client] = checkOne("offerAt()", value, deadline, opts);
     this.#open();
-    await this.#send("offerAt()", [item], at, client);
+    if (client === undefined) await this.#offers.add([{ ...item, at }]);
+    else await this.#send("offerAt()", [item], at, client);
     return item.id;
   }
 
   /**
-   * Offers many items, every one checked before anything is sent; they take effect in order.
-   * With `{ client }` as the second argument, inside the client's open transaction.
+   * Offers many items, every one checked before anything is sent; they take effect in order,
+   * all or nothing. With `{ client }`, inside the client's open transaction.
    * @param {any[]} items @param {{ client?: any }} [opts]
    * @returns {Promise<string[]>}
    */
   async offerMany(items, opts) {
     const at = localNow();
-    const { client } = options(opts, "options", ["client"], "offerMany()");
-    checkClient(client);
-    if (isRevoked(items) || !Array.isArray(items))
-      throw new TypeError(`items must be an array, got ${describe(items)}`);
-    const checked = items.map((it, i) => {
-      const where = `items[${i}]`;
-      if (it === null || typeof it !== "object" || isRevoked(it))
-        throw new TypeError(`${where} must be an object, got ${describe(it)}`);
-      const o = options(it, where, ["value", "delayMs", "deadline", "id", "ifExists"], "offerMany()");
-      if ((o.delayMs === undefined) === (o.deadline === undefined))
-        throw new TypeError(`${where} must have exactly one of delayMs and deadline`);
-      const [kind, ms] =
-        o.delayMs !== undefined
-          ? /** @type {const} */ (["d", checkDelay(o.delayMs, `${where}.delayMs`)])
-          : /** @type {const} */ (["a", checkDeadline(o.deadline, `${where}.deadline`)]);
-      return this.#item(
-        o.value,
-        `${where}.value`,
-        { id: o.id, ifExists: o.ifExists },
-        where,
-        "offerMany()",
-        kind,
-        ms,
-      )[0];
-    });
+    const client = clientOf(opts, "offerMany()");
+    const checked = checkMany(items);
     this.#open();
-    if (client === undefined && checked.length > OFFER_BATCH) {
-      // One transaction for all: all or nothing, as with a client.
-      await this.#transaction(async (c) => {
-        for (let i = 0; i < checked.length; i += OFFER_BATCH)
-          await this.#send("offerMany()", checked.slice(i, i + OFFER_BATCH), at, c);
-      });
-    } else if (checked.length > 0) {
+    const send = async (/** @type {any} */ c) => {
       for (let i = 0; i < checked.length; i += OFFER_BATCH)
-        await this.#send("offerMany()", checked.slice(i, i + OFFER_BATCH), at, client);
-    }
+        await this.#send("offerMany()", checked.slice(i, i + OFFER_BATCH), at, c);
+    };
+    // More than one statement: one transaction for all of them.
+    if (client === undefined && checked.length > OFFER_BATCH) await inTransaction(await this.#conn.pool, send);
+    else if (checked.length > 0) await send(client);
     return checked.map((it) => it.id);
   }
 
-  /** Runs `body` in a transaction on a client of the pool. @param {(client: any) => Promise<void>} body */
-  async #transaction(body) {
-    const pool = await this.#conn.pool;
-    const client = await pool.connect();
-    client.on("error", () => {});
-    try {
-      await client.query("BEGIN");
-      await body(client);
-      await client.query("COMMIT");
-      client.release();
-    } catch (e) {
-      await client.query("ROLLBACK").catch(() => {});
-      client.release(true);
-      throw e;
-    }
-  }
-
-  /**
-   * An offer checked: its id (generated when not given), ifExists, the value's JSON text; and the client.
-   * @returns {[Offer, any]}
-   */
-  #item(value, where, opts, optsName, of, kind, ms) {
-    const own = optsName === "options";
-    const o = own ? options(opts, optsName, ["id", "ifExists", "client"], of) : opts;
-    if (own) checkClient(o.client);
-    const id = o.id === undefined ? newId() : o.id;
-    checkId(id, `${optsName}.id`);
-    const ifExists = checkIfExists(o.ifExists, `${optsName}.ifExists`);
-    return [{ id, mode: MODES[ifExists], kind, ms, json: jsonText(value, where, JSON_RULES) }, o.client];
-  }
-
-  /** @param {string} what @param {Offer[]} items @param {number} at the call's local time @param {any} client */
+  /** @param {string} what @param {import("./postgres/producer.js").Offer[]} items @param {number} at the call's local time @param {any} client */
   async #send(what, items, at, client) {
-    const values = () => [
-      this.#o.name,
-      items.map((it) => idBytes(it.id)),
-      items.map((it) => it.json),
-      items.map((it) => it.kind),
-      items.map((it) => it.ms),
-      items.map((it) => it.mode),
-      Math.max(0, localNow() - at),
-    ];
-    const [{ head }] = await this.#query(what, this.#st.offer, values, client);
+    const [{ head }] = await this.#query(what, this.#st.offer, offerValues(this.#o.name, items, at), client);
     // Committed already without a client: this process's consumer hears of the head at once.
     if (client === undefined && head !== null) this.#consumer.sawHead(head);
   }
@@ -295,8 +230,7 @@ export class PostgresDelayQueue extends Emitter {
    */
   async cancel(id, opts) {
     checkId(id, "id");
-    const { client } = options(opts, "options", ["client"], "cancel()");
-    checkClient(client);
+    const client = clientOf(opts, "cancel()");
     this.#open();
     return (await this.#query("cancel()", this.#st.cancel, [this.#o.name, idBytes(id)], client)).length > 0;
   }
@@ -309,8 +243,7 @@ export class PostgresDelayQueue extends Emitter {
     const at = localNow();
     checkId(id, "id");
     const ms = checkDelay(delayMs, "delayMs");
-    const { client } = options(opts, "options", ["client"], "reschedule()");
-    checkClient(client);
+    const client = clientOf(opts, "reschedule()");
     this.#open();
     const values = () => [this.#o.name, idBytes(id), ms, Math.max(0, localNow() - at)];
     const [{ found, head }] = await this.#query("reschedule()", this.#st.reschedule, values, client);
@@ -329,11 +262,11 @@ export class PostgresDelayQueue extends Emitter {
   /** The number of pending items. */
   async size() {
     this.#open();
-    return (await this.#counts()).pending;
+    return (await this.#counts("size()")).pending;
   }
 
-  async #counts() {
-    const [r] = await this.#query("stats()", this.#st.counts, [this.#o.name]);
+  async #counts(what = "stats()") {
+    const [r] = await this.#query(what, this.#st.counts, [this.#o.name]);
     return r;
   }
 
@@ -358,6 +291,32 @@ export class PostgresDelayQueue extends Emitter {
     };
   }
 
+  // --- schedules ------------------------------------------------------------------------
+
+  /**
+   * Creates the schedule `id`, or updates it (its chain goes on when its rule is the same):
+   * each occurrence is an item with `value`, with `job.schedule` = `id`.
+   * @param {string} id @param {any} rule @param {unknown} value @param {any} [opts]
+   */
+  async schedule(id, rule, value, opts) {
+    const checked = await this.#schedules.check(id, rule, value, opts);
+    this.#open();
+    return this.#schedules.schedule(checked);
+  }
+
+  /** Removes the schedule `id` and its pending occurrence: true if there was one. @param {string} id */
+  async unschedule(id) {
+    checkScheduleId(id);
+    this.#open();
+    return this.#schedules.unschedule(id);
+  }
+
+  /** Every schedule of the queue, by id. */
+  async schedules() {
+    this.#open();
+    return this.#schedules.list();
+  }
+
   // --- consuming ------------------------------------------------------------------------
 
   /**
@@ -366,8 +325,10 @@ export class PostgresDelayQueue extends Emitter {
    */
   async take(opts) {
     const o = options(opts, "options", ["signal", "timeout"], "take()");
-    const signal = checkSignal(o.signal, "options.signal");
-    const timeout = o.timeout === undefined ? Number.POSITIVE_INFINITY : checkTimeout(o.timeout);
+    checkSignal(o.signal, "options.signal");
+    const signal = o.signal;
+    checkTimeout(o.timeout);
+    const timeout = o.timeout === undefined ? Number.POSITIVE_INFINITY : o.timeout;
     this.#open();
     return this.#consumer.take(/** @type {any} */ (signal), timeout);
   }
@@ -399,41 +360,6 @@ export class PostgresDelayQueue extends Emitter {
     return { close: () => worker.close() };
   }
 
-  /** @param {RedisJob} job @param {string} token */
-  async #ack(job, token) {
-    this.#live();
-    const rows = await this.#query("ack()", this.#st.ack, [this.#o.name, [idBytes(job.id)], [token]]);
-    if (rows.length) this.#tell("acked", () => ({ id: job.id }));
-    return rows.length > 0;
-  }
-
-  /** @param {RedisJob} job @param {string} token @param {number} delayMs @param {string} reason */
-  async #nack(job, token, delayMs, reason) {
-    this.#live();
-    const values = [this.#o.name, idBytes(job.id), token, delayMs, JSON.stringify(reason), this.#o.maxAttempts];
-    const sent = this.#nacks.then(() => this.#query("nack()", this.#st.nack, values));
-    this.#nacks = sent.then(
-      () => {},
-      () => {},
-    );
-    const rows = await sent;
-    if (rows.length === 0) return false;
-    const [{ outcome, deadline }] = rows;
-    if (outcome === "d") this.#tell("dead", () => ({ id: job.id, reason }));
-    else {
-      this.#tell("nacked", () => ({ id: job.id, attempt: job.attempt, delayMs, reason }));
-      this.#consumer.sawHead(deadline);
-    }
-    return true;
-  }
-
-  /** @param {RedisJob} job @param {string} token @param {number | undefined} ms */
-  async #extend(job, token, ms) {
-    this.#live();
-    const values = [this.#o.name, idBytes(job.id), token, ms ?? this.#o.visibilityTimeout];
-    return (await this.#query("extend()", this.#st.extend, values))[0].expiry !== null;
-  }
-
   // --- inspection and control -----------------------------------------------------------
 
   /** What the queue holds under `id`, or undefined. @param {string} id */
@@ -445,38 +371,25 @@ export class PostgresDelayQueue extends Emitter {
   }
 
   /** A page of pending items in deadline order (FIFO among ties). @param {{ limit?: number, after?: string }} [opts] */
-  async pending(opts) {
-    const { limit, after } = pageOptions(opts, "pending");
-    this.#open();
-    const a = /** @type {any} */ (after);
-    const values = [this.#o.name, a ? Number(a.deadline) : null, a ? seqOf(a.seq) : null, limit + 1];
-    const rows = await this.#query("pending()", this.#st.pending, values);
-    return page(rows, limit, (r) => pendingCursor({ deadline: String(r.deadline), seq: seqHex(r.seq) }));
+  pending(opts) {
+    return this.#page("pending", opts, this.#st.pending);
   }
 
   /** A page of the items in flight, by lease expiry. @param {{ limit?: number, after?: string }} [opts] */
-  async inFlight(opts) {
-    const { limit, after } = pageOptions(opts, "inFlight");
-    this.#open();
-    const a = /** @type {any} */ (after);
-    const values = [this.#o.name, a ? Number(a.expiry) : null, a ? a.id : null, limit + 1];
-    const rows = await this.#query("inFlight()", this.#st.inFlight, values);
-    return page(rows, limit, (r) => inFlightCursor({ expiry: String(r.expiry), id: r.id.toString("hex") }));
+  inFlight(opts) {
+    return this.#page("inFlight", opts, this.#st.inFlight);
   }
 
   /** A page of the dead letters in order of death. @param {{ limit?: number, after?: string }} [opts] */
-  async deadLetters(opts) {
-    const o = options(opts, "options", ["limit", "after"], "deadLetters()");
-    const limit = o.limit === undefined ? PAGE : checkLimit(o.limit, "options.limit");
-    const after = o.after === undefined ? null : checkCursor(o.after, "options.after");
-    if (after && !/^([0-9a-f]{2})+$/.test(after[1]))
-      throw new RangeError(
-        `options.after must be a cursor that deadLetters() returned as next, got ${describe(o.after)}`,
-      );
+  deadLetters(opts) {
+    return this.#page("deadLetters", opts, this.#st.dead);
+  }
+
+  /** @param {"pending" | "inFlight" | "deadLetters"} kind @param {unknown} opts @param {string} statement */
+  async #page(kind, opts, statement) {
+    const { values, page } = pageCall(kind, opts);
     this.#open();
-    const values = [this.#o.name, after ? Number(after[0]) : null, after ? after[1] : null, limit + 1];
-    const rows = await this.#query("deadLetters()", this.#st.dead, values);
-    return page(rows, limit, (r) => cursorOf(String(r.died), r.id.toString("hex")));
+    return page(await this.#query(`${kind}()`, statement, [this.#o.name, ...values]));
   }
 
   /** Stops deliveries for every process: true if it was running. */
@@ -543,16 +456,4 @@ export class PostgresDelayQueue extends Emitter {
   [Symbol.asyncDispose]() {
     return this.close();
   }
-}
-
-/** A page of `limit` rows (one more was read, to know whether a next page exists). */
-function page(rows, limit, cursor) {
-  const items = rows.slice(0, limit).map(infoOf);
-  return { items, next: rows.length > limit ? cursor(rows[limit - 1]) : undefined };
-}
-
-/** A `client` option: a pg client (something with query()), or absent. @param {unknown} client */
-function checkClient(client) {
-  if (client !== undefined && (client === null || typeof (/** @type {any} */ (client).query) !== "function"))
-    throw new TypeError(`options.client must be a pg client (from pool.connect()), got ${describe(client)}`);
 }

@@ -49,20 +49,6 @@ CREATE TABLE :"schema".queues (
   paused boolean NOT NULL DEFAULT false
 );
 
--- A schedule: its rule (JSON, as js/schedule/spec.js keeps it), `version` bumped when the rule
--- changes (a client's cron successor names it: a compare-and-set), the value and options of
--- its occurrences, its runs, and its one pending occurrence: the item whose id is `occurrence`.
-CREATE TABLE :"schema".schedules (
-  queue text NOT NULL,
-  id bytea NOT NULL,
-  rule text NOT NULL,
-  version bigint NOT NULL,
-  value text NOT NULL,
-  options text NOT NULL,
-  record text NOT NULL,
-  PRIMARY KEY (queue, id)
-);
-
 -- The server's clock, epoch ms.
 CREATE FUNCTION :"schema".clock() RETURNS float8 LANGUAGE sql VOLATILE
   AS $$ SELECT extract(epoch FROM clock_timestamp())::float8 * 1000 $$;

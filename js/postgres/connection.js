@@ -38,7 +38,9 @@ const said = (e) => redact(String(/** @type {any} */ (e)?.message ?? e));
 /** Loads `pg` (an optional peer dependency) when a URL is given instead of a pool. */
 async function loadPg() {
   try {
-    const mod = await import("pg");
+    // A specifier in a variable: the types check this file without pg's types installed.
+    const name = "pg";
+    const mod = await import(name);
     return mod.default ?? mod;
   } catch (e) {
     throw new PostgresError(
@@ -71,7 +73,9 @@ export class Connection {
       let entry = opened.get(pg);
       if (entry === undefined) {
         const pool = loadPg().then((m) => {
-          const p = new m.Pool({ connectionString: pg, max: 10 });
+          // A connection attempt gives up with the call (its commandTimeout), so that nothing
+          // waits on a server that never answers, close() included.
+          const p = new m.Pool({ connectionString: pg, max: 10, connectionTimeoutMillis: commandTimeout });
           p.on("error", () => {}); // an idle client's error: the next call reconnects
           return p;
         });

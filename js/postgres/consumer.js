@@ -11,12 +11,14 @@
 // Deadlines are the server's epoch ms; the alarm is set in local ms through the offset learned
 // from each reply's server time, erring late, and a wake that finds nothing due re-arms.
 
+import { abortReason } from "../arguments.js";
 import { ClosedError } from "../errors.js";
 import { Lateness } from "../lateness.js";
 import { Alarm } from "../redis/alarms.js";
 import { localNow } from "../redis/clock.js";
 import { RedisJob } from "../redis/job.js";
 import { Takers } from "../redis/takers.js";
+import { dueOf } from "../schedule/spec.js";
 import { idBytes } from "./statements.js";
 
 /** Occurrence ids begin with this byte, which no UTF-8 text (so no caller's id) holds. */
@@ -35,7 +37,12 @@ export class Consumer {
   #expiry = Number.POSITIVE_INFINITY;
   #paused = false;
   #listening = false;
+  /** After a failed take: no other before this (local ms), and the wait that doubles up to 2 s. */
+  #retryAt = 0;
+  #backoff = 0;
   #closed = false;
+  /** This process's acks and nacks on their way: a take waits for them, so that it sees their outcomes (a run's ack before the next occurrence's overlap check, a nack before the next take). @type {Set<Promise<unknown>>} */
+  settling = new Set();
   /** Running handlers' jobs, their leases extended while they run. @type {Set<RedisJob>} */
   #held = new Set();
   figures = { wakes: 0, earlyWakes: 0, messages: 0, delivered: 0, redelivered: 0, released: 0 };
@@ -57,7 +64,7 @@ export class Consumer {
    * @param {{ conn: import("./connection.js").Connection, st: import("./statements.js").Statements,
    *   name: string, o: import("./options.js").QueueOptions, tell: (type: string, detail: () => object) => void,
    *   listener: () => Promise<import("./listener.js").Listener>, ops: import("../redis/job.js").JobOps,
-   *   value: (text: string) => unknown }} q
+   *   value: (text: string) => unknown, flush: () => void, schedules: import("./schedules.js").PostgresSchedules }} q
    */
   constructor(q) {
     this.#q = q;
@@ -92,7 +99,7 @@ export class Consumer {
    * @returns {Promise<RedisJob | undefined>}
    */
   take(signal, timeout) {
-    if (signal?.aborted) return Promise.reject(signal.reason);
+    if (signal?.aborted) return Promise.reject(abortReason(signal));
     return new Promise((resolve, reject) => {
       /** @type {import("../redis/takers.js").Taker} */
       const taker = {
@@ -108,7 +115,7 @@ export class Consumer {
           if (taker.done) return;
           taker.done = true;
           this.#takers.remove(taker);
-          reject(signal.reason);
+          reject(abortReason(signal));
         };
         signal.addEventListener("abort", taker.onAbort, { once: true });
       }
@@ -150,10 +157,13 @@ export class Consumer {
         }
         if (this.#takers.size === 0) break;
         await this.#takeRun();
+        this.#backoff = 0;
       } while (this.#again && !this.#closed);
     } catch (e) {
       this.#q.tell("error", () => ({ error: e }));
-      this.#head = localNow(); // look again at the safety interval's end at the latest
+      // Postgres unreachable: try again later, not in a loop.
+      this.#backoff = Math.min(2000, Math.max(50, this.#backoff * 2));
+      this.#retryAt = localNow() + this.#backoff;
     } finally {
       this.#running = false;
       this.#arm();
@@ -162,7 +172,12 @@ export class Consumer {
 
   async #takeRun() {
     const q = this.#q;
+    if (this.settling.size > 0) {
+      this.#q.flush();
+      await Promise.allSettled(this.settling);
+    }
     const n = this.#takers.size;
+    if (n === 0) return;
     this.figures.wakes++;
     const rows = await q.conn.query("take()", q.st.take, [q.name, n, q.o.visibilityTimeout, q.o.maxAttempts]);
     const localAt = localNow();
@@ -174,6 +189,7 @@ export class Consumer {
     const taken = [];
     for (const r of rows) {
       if (r.kind === "t") taken.push(r);
+      else if (r.kind === "c") this.#answer(r);
       else if (r.kind === "r" || r.kind === "d") {
         const id = idOf(r.id);
         if (r.kind === "d") q.tell("dead", () => ({ id, reason: JSON.parse(r.reason) }));
@@ -197,7 +213,9 @@ export class Consumer {
       if (taker.signal && taker.onAbort) taker.signal.removeEventListener("abort", taker.onAbort);
       const id = idOf(r.id);
       const schedule = r.schedule === null ? undefined : r.schedule.toString("utf8");
-      const job = new RedisJob(q.ops, id, q.value(r.value), r.deadline, r.attempt, `${r.token}`, schedule);
+      // An occurrence's deadline is its due time, on a retry too (its id says it).
+      const deadline = schedule === undefined ? r.deadline : dueOf(id);
+      const job = new RedisJob(q.ops, id, q.value(r.value), deadline, r.attempt, `${r.token}`, schedule);
       const lateness = Math.max(0, r.at - r.deadline);
       this.lateness.record(lateness);
       this.figures.delivered++;
@@ -215,6 +233,16 @@ export class Consumer {
     if (taken.length === n && this.#takers.size > 0) this.#again = true;
   }
 
+  /** A take asked for a cron schedule's successor: computed here, placed by a compare-and-set. @param {any} r */
+  #answer(r) {
+    this.#q.schedules.answer(r).then(
+      (keep) => {
+        if (keep !== undefined) this.sawHead(keep);
+      },
+      (e) => this.#q.tell("error", () => ({ error: e })),
+    );
+  }
+
   #arm() {
     if (this.#closed) return;
     if (this.#takers.size === 0) {
@@ -223,7 +251,8 @@ export class Consumer {
     }
     let at = localNow() + this.#q.o.safetyInterval * (0.75 + Math.random() / 4);
     if (!this.#paused) at = Math.min(at, this.#local(this.#head));
-    at = Math.min(at, this.#local(this.#expiry), this.#takers.earliestTimeout());
+    at = Math.max(Math.min(at, this.#local(this.#expiry)), this.#retryAt);
+    at = Math.min(at, this.#takers.earliestTimeout());
     if (at <= localNow()) {
       this.#alarm.disarm();
       queueMicrotask(() => this.wake());

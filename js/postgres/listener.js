@@ -6,7 +6,9 @@
 // meanwhile are lost. Opened with the first consumer of the pool, closed with the last.
 
 import { Alarm } from "../redis/alarms.js";
+import { redact } from "../redact.js";
 import { localNow } from "../redis/clock.js";
+import { PostgresError } from "./connection.js";
 
 /** @type {WeakMap<object, Listener>} */
 const byPool = new WeakMap();
@@ -110,7 +112,13 @@ export class Listener {
     }
     this.#client = null;
     if (this.#closed) return;
-    if (e) this.#onerror(e);
+    if (e)
+      this.#onerror(
+        new PostgresError(
+          `the LISTEN connection failed (reconnecting): ${redact(String(/** @type {any} */ (e)?.message ?? e))}`,
+          e,
+        ),
+      );
     this.#retry.set(localNow() + this.#backoff);
     this.#backoff = Math.min(2000, this.#backoff * 2);
   }

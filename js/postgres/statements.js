@@ -18,7 +18,7 @@ export function statementsOf(schema) {
     extend: `SELECT ${s}.extend($1, $2, $3, $4) AS expiry`,
     release: `SELECT ${s}.release($1, $2::bytea[], $3::bigint[]) AS released`,
     cancel: `DELETE FROM ${s}.items WHERE queue = $1 AND id = $2 AND state = 'p' AND schedule IS NULL RETURNING 1`,
-    delayOf: `SELECT deadline - ${s}.clock() AS delay FROM ${s}.items WHERE queue = $1 AND id = $2 AND state = 'p' AND schedule IS NULL`,
+    delayOf: `SELECT deadline - ${s}.clock() AS delay FROM ${s}.items WHERE queue = $1 AND id = $2 AND state = 'p'`,
     counts: `SELECT
         (SELECT count(*) FROM ${s}.items WHERE queue = $1 AND state = 'p')::int AS pending,
         (SELECT count(*) FROM ${s}.items WHERE queue = $1 AND state = 'l')::int AS "inFlight",
@@ -47,6 +47,22 @@ export function statementsOf(schema) {
     purgeDead: `WITH d AS (DELETE FROM ${s}.items WHERE ctid = ANY(ARRAY(SELECT ctid FROM ${s}.items
         WHERE queue = $1 AND state = 'd' AND died <= ${s}.clock() - $2 LIMIT $3))
       RETURNING 1) SELECT count(*)::int AS n FROM d`,
+    scheduleBegin: `SELECT ${s}.clock() AS now, nextval('${s}.seq')::text AS first`,
+    scheduleRow: `SELECT * FROM ${s}.schedules WHERE queue = $1 AND id = $2 FOR UPDATE`,
+    occurrenceHeld: `SELECT 1 FROM ${s}.items WHERE queue = $1 AND id = $2 AND schedule = $3`,
+    unplace: `DELETE FROM ${s}.items WHERE queue = $1 AND id = $2 AND schedule = $3 AND state = 'p'`,
+    place: `SELECT ${s}.place($1, $2, $3, $4)`,
+    tellHead: `SELECT ${s}.tell_head($1, $2)`,
+    scheduleUpsert: `INSERT INTO ${s}.schedules AS x (queue, id, kind, period, start, cron, zone, catch_up, overlap,
+        value, due, succ, version) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13)
+      ON CONFLICT (queue, id) DO UPDATE SET kind = $3, period = $4, start = $5, cron = $6, zone = $7,
+        catch_up = $8, overlap = $9, value = $10, due = $11, succ = $12, version = $13`,
+    unschedule: `WITH x AS (DELETE FROM ${s}.schedules WHERE queue = $1 AND id = $2 RETURNING id, due),
+      o AS (DELETE FROM ${s}.items i USING x WHERE i.queue = $1 AND i.id = ${s}.occurrence(x.id, x.due)
+        AND i.state = 'p' AND i.schedule = x.id RETURNING 1)
+      SELECT (SELECT count(*) FROM x)::int AS n`,
+    scheduleList: `SELECT * FROM ${s}.schedules WHERE queue = $1 ORDER BY id`,
+    advance: `SELECT ${s}.advance($1, $2, $3, $4, $5, $6) AS taken`,
     clear: `WITH a AS (DELETE FROM ${s}.items WHERE queue = $1 RETURNING 1),
       b AS (DELETE FROM ${s}.schedules WHERE queue = $1 RETURNING 1) SELECT (SELECT count(*) FROM a) + (SELECT count(*) FROM b) AS n`,
   };

@@ -34,6 +34,7 @@ export const RUNNERS = {
     "an HTML page served with node_modules/tarry-queue, in headless Chromium; console.log is its output (tests/browser/docs.test.mjs)",
   worker: "a Worker module in workerd through miniflare (tests/workerd/docs.test.mjs)",
   redis: "node, with REDIS_URL naming a private redis-server (tests/redis/docs.test.mjs)",
+  postgres: "node, with POSTGRES_URL naming a private Postgres cluster (tests/postgres/docs.test.mjs)",
   component:
     "python with wasmtime, from the repository's root, after scripts/build-component.sh (tests/component/test_wasmtime.py)",
   wit: "compared with the functions of wit/tarry.wit (tests/component/test_wasmtime.py)",

@@ -14,21 +14,12 @@ import pg from "pg";
 import { PostgresDelayQueue } from "tarry-queue/postgres";
 import { startPostgres } from "../postgres/postgres-server.mjs";
 import { register } from "./register.mjs";
-import { scheduleCases } from "./schedule-cases.mjs";
-
-/** The names of the schedule cases, as schedule-cases.mjs registers them. */
-function scheduleNames() {
-  const names = [];
-  const nothing = () => {};
-  scheduleCases((name) => names.push(name), { consume: nothing, checkBadCalls: nothing, HOUR: 0, sleep: nothing });
-  return names;
-}
 
 /** @type {Record<string, { why: string, error: RegExp }>} */
 const expectedFailures = {};
 
-/** Cases left out: schedules are not built on Postgres yet (no schedule() method). @type {Record<string, string>} */
-const leftOut = Object.fromEntries(scheduleNames().map((name) => [name, "schedule"]));
+/** Cases left out: none. @type {Record<string, string>} */
+const leftOut = {};
 
 /** Values JSON cannot hold, and the path each TypeError must name. */
 const unstorable = [

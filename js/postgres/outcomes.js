@@ -1,0 +1,103 @@
+// The outcomes of one queue's deliveries in this process: ack, nack and extend, by the job and
+// its delivery's token (each changes the item only while that token holds the lease, and
+// resolves false otherwise), with their events.
+//
+// - The acks of one turn go in one ack statement (../redis/batch.js's lazy Batcher), sent
+//   before this process's next take or at the end of the turn.
+// - The nacks go one after another, each once the one before it is answered: they may go on
+//   different connections of the pool, and dead letters die in the order their deliveries
+//   failed.
+// - Each ack and nack is among the consumer's settlements until answered: the next take waits
+//   for them, so that it sees their outcomes (./consumer.js).
+
+import { Batcher } from "../redis/batch.js";
+import { OFFER_BATCH } from "./producer.js";
+import { idBytes } from "./statements.js";
+
+/** @typedef {import("../redis/job.js").RedisJob} RedisJob */
+
+export class Outcomes {
+  #q;
+  /** @type {Batcher<[RedisJob, string], boolean>} */
+  #acks;
+  #nacks = Promise.resolve();
+
+  /**
+   * @param {{ query: (what: string, text: string, values: unknown[]) => Promise<any[]>,
+   *   st: import("./statements.js").Statements, o: import("./options.js").QueueOptions,
+   *   tell: (type: string, detail: () => object) => void, consumer: () => import("./consumer.js").Consumer,
+   *   live: () => void }} q
+   */
+  constructor(q) {
+    this.#q = q;
+    this.#acks = new Batcher(OFFER_BATCH, (entries) => this.#ackAll(entries), true);
+  }
+
+  /** What a job asks of its queue (../redis/job.js). @type {import("../redis/job.js").JobOps} */
+  ops = {
+    ack: (job, token) => this.#settle(this.#ack(job, token)),
+    nack: (job, token, delayMs, reason) => this.#settle(this.#nack(job, token, delayMs, reason)),
+    extend: (job, token, ms) => this.#extend(job, token, ms),
+  };
+
+  /** Sends the acks gathered so far (a take is about to run). */
+  flush() {
+    this.#acks.flushNow();
+  }
+
+  /** An ack or nack, counted among the consumer's settlements until it is answered. @param {Promise<boolean>} p */
+  #settle(p) {
+    const settling = this.#q.consumer().settling;
+    settling.add(p);
+    p.finally(() => settling.delete(p)).catch(() => {});
+    return p;
+  }
+
+  /** @param {RedisJob} job @param {string} token */
+  async #ack(job, token) {
+    this.#q.live();
+    return (await this.#acks.add([[job, token]]))[0];
+  }
+
+  /** One turn's acks in one statement: each true if its delivery still held the lease. @param {[RedisJob, string][]} entries */
+  async #ackAll(entries) {
+    const q = this.#q;
+    const ids = entries.map(([job]) => idBytes(job.id));
+    const rows = await q.query("ack()", q.st.ack, [q.o.name, ids, entries.map(([, token]) => token)]);
+    const acked = new Set(rows.map((r) => r.id.toString("hex")));
+    return entries.map(([job], i) => {
+      const done = acked.delete(ids[i].toString("hex"));
+      if (done) q.tell("acked", () => ({ id: job.id }));
+      return done;
+    });
+  }
+
+  /** @param {RedisJob} job @param {string} token @param {number} delayMs @param {string} reason */
+  async #nack(job, token, delayMs, reason) {
+    const q = this.#q;
+    q.live();
+    const values = [q.o.name, idBytes(job.id), token, delayMs, JSON.stringify(reason), q.o.maxAttempts];
+    const sent = this.#nacks.then(() => q.query("nack()", q.st.nack, values));
+    this.#nacks = sent.then(
+      () => {},
+      () => {},
+    );
+    const rows = await sent;
+    if (rows.length === 0) return false;
+    const [{ outcome, deadline }] = rows;
+    if (outcome === "d") q.tell("dead", () => ({ id: job.id, reason }));
+    else {
+      q.tell("nacked", () => ({ id: job.id, attempt: job.attempt, delayMs, reason }));
+      q.consumer().sawHead(deadline);
+    }
+    return true;
+  }
+
+  /** @param {RedisJob} job @param {string} token @param {number | undefined} ms */
+  async #extend(job, token, ms) {
+    const q = this.#q;
+    q.live();
+    const values = [q.o.name, idBytes(job.id), token, ms ?? q.o.visibilityTimeout];
+    return (await q.query("extend()", q.st.extend, values))[0].expiry !== null;
+  }
+}

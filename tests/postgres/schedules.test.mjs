@@ -1,0 +1,43 @@
+// Schedules on Postgres beyond the contract: a per-second cron consumed by two consumers at
+// once (as two processes would: two queue objects on two pools), each occurrence handed out
+// once, on the second, none skipped and none early; the successors the two compute are
+// placed once (the compare-and-set).
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import pg from "pg";
+import { PostgresDelayQueue } from "tarry-queue/postgres";
+import { fresh, privatePostgres } from "./fixture.mjs";
+
+const db = privatePostgres();
+
+test("a per-second cron with two consumers: each occurrence once, consecutive seconds, never early", async () => {
+  const name = fresh("cron");
+  const pools = [new pg.Pool({ connectionString: db.url }), new pg.Pool({ connectionString: db.url })];
+  const queues = pools.map((pool) => new PostgresDelayQueue({ pg: pool, name }));
+  await queues[0].migrate();
+  const info = await queues[0].schedule("tick", { cron: "* * * * * *", timezone: "Europe/Berlin" }, "tick", {
+    catchUp: "all",
+  });
+  const got = [];
+  const workers = queues.map((q, i) =>
+    q.process((_v, job) => {
+      got.push({ by: i, due: job.deadline, at: Date.now(), id: job.id });
+    }),
+  );
+  await new Promise((r) => setTimeout(r, 4500));
+  await Promise.all(workers.map((w) => w.close()));
+  const dues = got.map((d) => d.due).sort((a, b) => a - b);
+  assert.ok(dues.length >= 3, `${dues.length} occurrences in 4.5 s`);
+  assert.equal(new Set(dues).size, dues.length, `an occurrence handed out twice: ${dues}`);
+  for (let i = 1; i < dues.length; i++) assert.equal(dues[i] - dues[i - 1], 1000, `consecutive seconds: ${dues}`);
+  assert.equal(dues[0], info.nextRun);
+  for (const d of got) {
+    assert.ok(d.at >= d.due, `${d.id} handed out ${d.due - d.at} ms early`);
+    assert.equal(d.id, `tick@${d.due}`);
+  }
+  const [s] = await queues[1].schedules();
+  assert.equal(s.runs, dues.length);
+  assert.equal(await queues[1].size(), 1, "one pending occurrence");
+  await Promise.all(queues.map((q) => q.close()));
+  await Promise.all(pools.map((p) => p.end()));
+});
