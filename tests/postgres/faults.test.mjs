@@ -1,7 +1,7 @@
 // Faults of tarry-queue/postgres, each on its own private cluster (tools/postgres-server.mjs),
 // with worker processes and a producer process: a correct run of three workers, a worker killed
 // with leased items, Postgres crashing and restarting, every connection terminated, migrate()
-// from five processes at once. Nothing that an offer() resolved may be lost, and nothing may
+// from five processes at once, a per-second cron through a worker kill. Nothing that an offer() resolved may be lost, and nothing may
 // come out early; lateness is asserted only with margins of seconds.
 
 import assert from "node:assert/strict";
@@ -208,5 +208,47 @@ test("migrate() from five processes at once: all resolve, one schema, and the qu
     assert.equal(await job.ack(), true);
     await q.close();
     assert.ok(Number(await server.query("SELECT count(*) FROM pg_tables WHERE schemaname = 'five'")) > 0);
+  });
+});
+
+test("a per-second cron through kill -9 of a worker holding an occurrence: none skipped, none early, the held one redelivered", async () => {
+  await withPostgres(async (server, workers, pool) => {
+    const vis = 1500;
+    const q = new PostgresDelayQueue({ pg: pool, name: "cron" });
+    await q.migrate();
+    const base = { url: server.url, name: "cron", visibilityTimeout: vis };
+    const holder = startWorker({ ...base, mode: "hold", concurrency: 1 });
+    workers.push(holder);
+    await holder.ready;
+    // overlap: occurrences come due while the held one is in flight (by default they would be skipped).
+    await q.schedule("tick", { cron: "* * * * * *" }, "tick", { catchUp: "all", overlap: true });
+    await until(() => holder.got.length === 1, 10_000, "the holder to take an occurrence");
+    const other = startWorker({ ...base, mode: "process", concurrency: 4 });
+    workers.push(other);
+    await other.ready;
+    await sleep(1500);
+    const killed = Date.now();
+    holder.child.kill("SIGKILL");
+    const [held] = holder.got;
+    await until(() => other.got.some((g) => g[0] === held[0]), vis + 10_000, "the held occurrence to come back");
+    const back = other.got.find((g) => g[0] === held[0]);
+    await sleep(3000); // and the schedule goes on
+    await q.unschedule("tick");
+    await other.stop();
+    const got = [...holder.got, ...other.got];
+    for (const [id, at, deadline] of got) {
+      assert.ok(at >= deadline, `${id} handed out ${deadline - at} ms early`);
+      assert.equal(id, `tick@${deadline}`);
+    }
+    const dues = [...new Set(got.map((g) => g[2]))].sort((a, b) => a - b);
+    for (let i = 1; i < dues.length; i++) assert.equal(dues[i] - dues[i - 1], 1000, `consecutive seconds: ${dues}`);
+    assert.ok(dues.at(-1) > killed + 1000, "occurrences after the kill");
+    assert.ok(back[3] >= 2, "the held occurrence comes back as attempt 2");
+    say(
+      `cron through kill -9: ${dues.length} consecutive seconds, the held one back ${back[1] - killed} ms after the kill`,
+    );
+    // Wide: its lease runs out vis after it was last extended, and the machine is shared.
+    assert.ok(back[1] - killed <= vis + 5000, `the held occurrence came back ${back[1] - killed} ms after the kill`);
+    await q.close();
   });
 });
