@@ -1,8 +1,9 @@
 // Faults of tarry-queue/postgres, each on its own private cluster (tools/postgres-server.mjs),
 // with worker processes and a producer process: a correct run of three workers, a worker killed
 // with leased items, Postgres crashing and restarting, every connection terminated, migrate()
-// from five processes at once, a per-second cron through a worker kill. Nothing that an offer() resolved may be lost, and nothing may
-// come out early; lateness is asserted only with margins of seconds.
+// from five processes at once, a per-second cron through a worker kill. Nothing that an
+// offer() resolved may be lost, and nothing may come out early; lateness is asserted only with
+// margins of seconds.
 
 import assert from "node:assert/strict";
 import { execFile } from "node:child_process";
