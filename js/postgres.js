@@ -36,7 +36,7 @@ import { checkMany, checkOne, clientOf, inTransaction, OFFER_BATCH, offerValues 
 import { Outcomes } from "./postgres/outcomes.js";
 import { PostgresSchedules } from "./postgres/schedules.js";
 import { idBytes, statementsOf } from "./postgres/statements.js";
-import { checkScheduleId } from "./schedule/spec.js";
+import { checkNextRuns, checkScheduleId } from "./schedule/spec.js";
 import { Batcher } from "./redis/batch.js";
 import { localNow } from "./redis/clock.js";
 import { checkDelay, processOptions } from "./redis/options.js";
@@ -315,6 +315,39 @@ export class PostgresDelayQueue extends Emitter {
   async schedules() {
     this.#open();
     return this.#schedules.list();
+  }
+
+  /** Places no new occurrence of the schedule `id` until resumeSchedule(): true if it was running. @param {string} id */
+  async pauseSchedule(id) {
+    checkScheduleId(id);
+    this.#open();
+    return this.#schedules.pause(id);
+  }
+
+  /** Places again the occurrence the schedule `id` waited for (catchUp decides): true if it was paused. @param {string} id */
+  async resumeSchedule(id) {
+    checkScheduleId(id);
+    this.#open();
+    const { done, head } = await this.#schedules.resume(id);
+    if (head !== undefined) this.#consumer.sawHead(head);
+    return done;
+  }
+
+  /** One extra run of the schedule `id` now, counted as a run: true if it was added. @param {string} id */
+  async trigger(id) {
+    checkScheduleId(id);
+    this.#open();
+    const at = await this.#schedules.trigger(id);
+    if (at !== undefined) this.#consumer.sawHead(at);
+    return at !== undefined;
+  }
+
+  /** The next `n` (1 to 100) occurrences of the schedule `id` (epoch ms), from its rule. @param {string} id @param {number} n */
+  async nextRuns(id, n) {
+    checkScheduleId(id);
+    checkNextRuns(n);
+    this.#open();
+    return this.#schedules.nextRuns(id, n);
   }
 
   // --- consuming ------------------------------------------------------------------------
