@@ -1,9 +1,9 @@
 // What PostgresDelayQueue is given, checked: its options with their defaults. Bad input gets a
 // TypeError or RangeError naming the argument, before anything is sent; the checks every
-// engine shares (ids, delays, deadlines, pages, process()) are those of ../arguments.js and
-// ../redis/options.js, imported rather than copied.
+// engine shares (ids, delays, deadlines, pages, process()) are those of ../engine/arguments.js and
+// ../engine/options.js, imported rather than copied.
 
-import { checkMs, describe, options } from "../arguments.js";
+import { checkMs, describe, options } from "../engine/arguments.js";
 
 const QUEUE_OPTIONS = [
   "pg",

@@ -4,11 +4,11 @@
 // sent; a delay's `elapsed` is read as the statement goes out (./connection.js calls the
 // values function then), so that the time spent waiting for a connection is not lateness.
 
-import { checkId, checkIfExists, describe, isRevoked, options } from "../arguments.js";
-import { newId } from "../ids.js";
-import { jsonText } from "../json.js";
-import { localNow } from "../redis/clock.js";
-import { checkDeadline, checkDelay, JSON_RULES } from "../redis/options.js";
+import { checkId, checkIfExists, describe, isRevoked, options } from "../engine/arguments.js";
+import { newId } from "../engine/ids.js";
+import { jsonText } from "../engine/json.js";
+import { localNow } from "../engine/clock.js";
+import { checkDeadline, checkDelay, JSON_RULES } from "../engine/options.js";
 import { idBytes } from "./statements.js";
 
 /** Items per offer statement at most: more are split (each statement atomic, in order). */

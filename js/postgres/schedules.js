@@ -12,8 +12,8 @@
 //   schedule's version and the due time it was computed for, so two clients that compute it
 //   place it once.
 
-import { jsonText } from "../json.js";
-import { JSON_RULES } from "../redis/options.js";
+import { jsonText } from "../engine/json.js";
+import { JSON_RULES } from "../engine/options.js";
 import { infoOf, planSchedule, scheduleOf } from "../schedule/durable.js";
 import { cronRuleOf, occurrenceId, pendingAfterCatchUp, scheduleSpec } from "../schedule/spec.js";
 import { inTransaction } from "./producer.js";

@@ -8,7 +8,7 @@
 // - one subscriber connection (a duplicate() of the client, opened on first use) with one
 //   subscription per queue channel, messages dispatched by channel: one connection for pub/sub
 //   per client, not one per queue;
-// - what the queues know of the one server behind the client: its clock (js/redis/clock.js),
+// - what the queues know of the one server behind the client: its clock (js/engine/clock.js),
 //   fed by the replies of every queue on the client, so a queue's first call is stamped with
 //   what the others learned; and whether the script library was sent since the client last
 //   connected, so it is sent once per connection, not once per queue (a Cluster client talks
@@ -33,8 +33,8 @@
 // given as an object override them.
 
 import { setImmediate } from "node:timers";
-import { Alarm } from "./alarms.js";
-import { localNow, moment, ServerClock, TIGHT_MS } from "./clock.js";
+import { Alarm } from "../engine/alarms.js";
+import { localNow, moment, ServerClock, TIGHT_MS } from "../engine/clock.js";
 import { Gather } from "./gather.js";
 
 /**

@@ -21,7 +21,7 @@
 // record read and written, the next occurrence placed); one of cron, also one advance script
 // from a client, after the occurrence is handed out. schedules() reads the hash in pages.
 
-import { jsonText } from "../json.js";
+import { jsonText } from "../engine/json.js";
 import { firstOccurrence } from "../schedule/rule.js";
 import { cronRuleOf, pendingAfterCatchUp, scheduleSpec } from "../schedule/spec.js";
 import { JSON_RULES } from "./options.js";

@@ -10,7 +10,7 @@
 // occurrence name the same item. A schedule's id is therefore at most MAX_SCHEDULE_ID code
 // units, so that every occurrence's id is an id (at most MAX_ID_LENGTH).
 
-import { checkBoolean, checkId, describe, MAX_ID_LENGTH, options } from "../arguments.js";
+import { checkBoolean, checkId, describe, MAX_ID_LENGTH, options } from "../engine/arguments.js";
 import { catchUp, checkCatchUp, checkPeriod, defaultStart, startOf } from "./rule.js";
 
 /** The longest schedule id: room for "@" and a due time (at most 17 characters) in an item id. */

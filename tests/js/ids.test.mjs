@@ -1,4 +1,4 @@
-// Generated ids (js/ids.js): 22 base64url characters, each the encoding of 16 bytes of the
+// Generated ids (js/engine/ids.js): 22 base64url characters, each the encoding of 16 bytes of the
 // platform's random values, in order, none repeated.
 import { test } from "node:test";
 import assert from "node:assert/strict";

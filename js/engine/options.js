@@ -1,0 +1,59 @@
+// What every durable engine (js/redis/, js/postgres/) is given beside its own options, checked:
+// values as JSON, delays, deadlines and process()'s arguments. Bad input gets a TypeError or
+// RangeError naming the argument, before anything changes; the rules every queue shares (an
+// options bag takes only its call's options, undefined is the default, null a value) are those
+// of ./arguments.js.
+
+import { checkMs, deadlineAt, deadlineIn, describe, options } from "./arguments.js";
+
+/**
+ * Values cross processes as JSON text: what JSON.stringify would silently change or refuse is
+ * refused, and so is nesting deeper than it can be relied on to write (it recurses).
+ */
+export const JSON_RULES = { omitUndefined: false, maxDepth: 1000 };
+
+/**
+ * process()'s arguments, checked: the handler and `{ concurrency, retryDelayMs }`, as the
+ * slots of the whole queue and the retry delay as a function of the attempt and the error.
+ * @param {unknown} handler
+ * @param {unknown} opts
+ * @returns {{ concurrency: number, retry: (attempt: number, error: unknown) => number }}
+ */
+export function processOptions(handler, opts) {
+  if (typeof handler !== "function") throw new TypeError(`handler must be a function, got ${describe(handler)}`);
+  const { concurrency = 1, retryDelayMs = 1000 } = options(
+    opts,
+    "options",
+    ["concurrency", "retryDelayMs"],
+    "process()",
+  );
+  if (typeof concurrency !== "number")
+    throw new TypeError(`options.concurrency must be a number, got ${describe(concurrency)}`);
+  if (!Number.isSafeInteger(concurrency) || concurrency < 1)
+    throw new RangeError(`options.concurrency must be a whole number >= 1, got ${describe(concurrency)}`);
+  if (typeof retryDelayMs !== "function") checkMs(retryDelayMs, "options.retryDelayMs");
+  const retry = typeof retryDelayMs === "function" ? retryDelayMs : () => retryDelayMs;
+  return { concurrency, retry };
+}
+
+/**
+ * A delay, checked: a finite number of ms that puts the deadline (counted from now) within a
+ * Date's range (../engine/arguments.js).
+ * @param {unknown} ms
+ * @param {string} name
+ * @returns {number}
+ */
+export function checkDelay(ms, name) {
+  deadlineIn(ms, name, Date.now());
+  return /** @type {number} */ (ms);
+}
+
+/**
+ * A deadline (epoch ms or a Date), checked: within a Date's range (../engine/arguments.js).
+ * @param {unknown} deadline
+ * @param {string} name
+ * @returns {number}
+ */
+export function checkDeadline(deadline, name) {
+  return deadlineAt(deadline, name);
+}
