@@ -213,7 +213,8 @@ function forbiddenImports(file, { specs, dynamic }) {
         ? "memory"
         : null;
     if (target === null) continue;
-    if (target === "dist" && layer === "wasm" && !spec.endsWith("/dist/tarry.js")) wrong.push(`${file} imports ${spec}`);
+    if (target === "dist" && layer === "wasm" && !spec.endsWith("/dist/tarry.js"))
+      wrong.push(`${file} imports ${spec}`);
     else if (!allowed.includes(target)) wrong.push(`${file} (${layer}) imports ${spec} (${target})`);
   }
   return wrong;
