@@ -57,3 +57,39 @@ export function checkDelay(ms, name) {
 export function checkDeadline(deadline, name) {
   return deadlineAt(deadline, name);
 }
+
+/**
+ * A positive number of ms in an options bag, `fallback` when it is undefined.
+ * @param {Record<string, any>} o
+ * @param {string} key
+ * @param {number} fallback
+ * @returns {number}
+ */
+export function positiveOption(o, key, fallback) {
+  const v = o[key] === undefined ? fallback : o[key];
+  checkMs(v, `options.${key}`);
+  if (v <= 0) throw new RangeError(`options.${key} must be positive, got ${v}`);
+  return v;
+}
+
+/**
+ * `options.maxAttempts`: deliveries of an item before it goes to the dead letters, a whole
+ * number >= 1 (default 5).
+ * @param {unknown} value
+ * @returns {number}
+ */
+export function maxAttemptsOption(value = 5) {
+  if (typeof value !== "number") throw new TypeError(`options.maxAttempts must be a number, got ${describe(value)}`);
+  if (!Number.isSafeInteger(value) || value < 1)
+    throw new RangeError(`options.maxAttempts must be a whole number >= 1, got ${describe(value)}`);
+  return value;
+}
+
+/**
+ * `options.onerror`, checked: a function, or undefined.
+ * @param {unknown} onerror
+ */
+export function checkOnerror(onerror) {
+  if (onerror !== undefined && typeof onerror !== "function")
+    throw new TypeError(`options.onerror must be a function, got ${describe(onerror)}`);
+}

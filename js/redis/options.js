@@ -5,6 +5,7 @@
 
 import { checkMs, describe, options } from "../engine/arguments.js";
 import { redacted } from "./errors.js";
+import { checkOnerror, maxAttemptsOption, positiveOption } from "../engine/options.js";
 
 // The checks every durable engine shares, where the Redis modules have always found them.
 export { checkDeadline, checkDelay, JSON_RULES, processOptions } from "../engine/options.js";
@@ -72,19 +73,9 @@ export function queueOptions(opts) {
       );
   }
   /** @param {string} key @param {number} fallback */
-  const positive = (key, fallback) => {
-    const v = o[key] === undefined ? fallback : o[key];
-    checkMs(v, `options.${key}`);
-    if (v <= 0) throw new RangeError(`options.${key} must be positive, got ${v}`);
-    return v;
-  };
-  const maxAttempts = o.maxAttempts === undefined ? 5 : o.maxAttempts;
-  if (typeof maxAttempts !== "number")
-    throw new TypeError(`options.maxAttempts must be a number, got ${describe(maxAttempts)}`);
-  if (!Number.isSafeInteger(maxAttempts) || maxAttempts < 1)
-    throw new RangeError(`options.maxAttempts must be a whole number >= 1, got ${describe(maxAttempts)}`);
-  if (o.onerror !== undefined && typeof o.onerror !== "function")
-    throw new TypeError(`options.onerror must be a function, got ${describe(o.onerror)}`);
+  const positive = (key, fallback) => positiveOption(o, key, fallback);
+  const maxAttempts = maxAttemptsOption(o.maxAttempts);
+  checkOnerror(o.onerror);
   const redis = o.redis === undefined ? "redis://127.0.0.1:6379" : o.redis;
   if (typeof redis === "string") checkUrl(redis);
   else if (redis === null || typeof redis !== "object")
