@@ -4,7 +4,7 @@
 // options bag takes only its call's options, undefined is the default, null a value) are those
 // of ./arguments.js.
 
-import { checkMs, deadlineAt, deadlineIn, describe, options } from "./arguments.js";
+import { checkMs, deadlineAt, deadlineIn, describe, isRevoked, options } from "./arguments.js";
 
 /**
  * Values cross processes as JSON text: what JSON.stringify would silently change or refuse is
@@ -92,4 +92,29 @@ export function maxAttemptsOption(value = 5) {
 export function checkOnerror(onerror) {
   if (onerror !== undefined && typeof onerror !== "function")
     throw new TypeError(`options.onerror must be a function, got ${describe(onerror)}`);
+}
+
+/**
+ * offerMany()'s items, each checked before anything is sent: an object of offer options with
+ * exactly one of delayMs and deadline, its timing checked; then made into an engine's offer by
+ * `offerOf`, given the options, the item's path for messages, its kind ("d" a delay, "a" a
+ * deadline) and that delay or deadline in ms.
+ * @template T
+ * @param {unknown} items
+ * @param {(o: Record<string, any>, where: string, kind: "d" | "a", ms: number) => T} offerOf
+ * @returns {T[]}
+ */
+export function checkItems(items, offerOf) {
+  if (isRevoked(items) || !Array.isArray(items)) throw new TypeError(`items must be an array, got ${describe(items)}`);
+  return items.map((it, i) => {
+    const where = `items[${i}]`;
+    if (it === null || typeof it !== "object" || isRevoked(it))
+      throw new TypeError(`${where} must be an object, got ${describe(it)}`);
+    const o = options(it, where, ["value", "delayMs", "deadline", "id", "ifExists"], "offerMany()");
+    if ((o.delayMs === undefined) === (o.deadline === undefined))
+      throw new TypeError(`${where} must have exactly one of delayMs and deadline`);
+    return o.delayMs !== undefined
+      ? offerOf(o, where, "d", checkDelay(o.delayMs, `${where}.delayMs`))
+      : offerOf(o, where, "a", checkDeadline(o.deadline, `${where}.deadline`));
+  });
 }

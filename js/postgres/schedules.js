@@ -12,10 +12,8 @@
 //   schedule's version and the due time it was computed for, so two clients that compute it
 //   place it once.
 
-import { jsonText } from "../engine/json.js";
-import { JSON_RULES } from "../engine/options.js";
 import { infoOf, planSchedule, scheduleOf } from "../schedule/durable.js";
-import { cronRuleOf, occurrenceId, pendingAfterCatchUp, scheduleSpec } from "../schedule/spec.js";
+import { checkScheduleCall, cronRuleOf, occurrenceId, pendingAfterCatchUp } from "../schedule/spec.js";
 import { inTransaction } from "./producer.js";
 import { idBytes } from "./statements.js";
 
@@ -57,11 +55,7 @@ export class PostgresSchedules {
    * @param {unknown} id @param {unknown} rule @param {unknown} value @param {unknown} opts
    */
   async check(id, rule, value, opts) {
-    const spec = scheduleSpec(id, rule, opts);
-    const json = jsonText(value, "value", JSON_RULES);
-    const cron =
-      spec.kind === "cron" ? await cronRuleOf(/** @type {string} */ (spec.cron), spec.timezone ?? "UTC") : null;
-    return { spec, json, cron };
+    return checkScheduleCall(id, rule, value, opts);
   }
 
   /**

@@ -5,10 +5,11 @@
 // js/redis.js gathers a turn's offers into such runs (js/engine/batch.js); a sharded queue
 // (js/redis/shards.js) checks here too, then sends each item to its shard.
 
-import { checkId, checkIfExists, describe, isRevoked, options } from "../engine/arguments.js";
+import { checkId, checkIfExists, options } from "../engine/arguments.js";
 import { newId } from "../engine/ids.js";
 import { jsonText } from "../engine/json.js";
 import { fewerReplicas } from "./durability.js";
+import { checkItems } from "../engine/options.js";
 import { checkDeadline, checkDelay, JSON_RULES } from "./options.js";
 import { SCRIPTS } from "./scripts.js";
 
@@ -50,21 +51,9 @@ export function checkOfferAt(value, deadline, opts, at) {
  * @returns {Offer[]}
  */
 export function checkMany(items, at) {
-  if (isRevoked(items) || !Array.isArray(items)) throw new TypeError(`items must be an array, got ${describe(items)}`);
-  return items.map((it, i) => {
-    const where = `items[${i}]`;
-    if (it === null || typeof it !== "object" || isRevoked(it))
-      throw new TypeError(`${where} must be an object, got ${describe(it)}`);
-    const o = options(it, where, ["value", "delayMs", "deadline", "id", "ifExists"], "offerMany()");
-    if ((o.delayMs === undefined) === (o.deadline === undefined))
-      throw new TypeError(`${where} must have exactly one of delayMs and deadline`);
-    const timing =
-      o.delayMs !== undefined
-        ? /** @type {const} */ (["d", checkDelay(o.delayMs, `${where}.delayMs`)])
-        : /** @type {const} */ (["a", checkDeadline(o.deadline, `${where}.deadline`)]);
-    const opts = { id: o.id, ifExists: o.ifExists };
-    return itemOf(o.value, `${where}.value`, opts, where, "offerMany()", timing[0], timing[1], at);
-  });
+  return checkItems(items, (o, where, kind, ms) =>
+    itemOf(o.value, `${where}.value`, { id: o.id, ifExists: o.ifExists }, where, "offerMany()", kind, ms, at),
+  );
 }
 
 /**
