@@ -10,7 +10,17 @@
  */
 
 import type { ScheduleInfo, ScheduleOptions, ScheduleRule } from "./tarry.js";
-import type { AbortSignalLike, DurableEngineEvents, ItemInfo, Page, PageOptions, QueueEvents } from "./tarry.js";
+import type {
+  AbortSignalLike,
+  DurableEngineDeadLetter,
+  DurableEngineEvents,
+  DurableEngineOfferItem,
+  IfExists,
+  ItemInfo,
+  Page,
+  PageOptions,
+  QueueEvents,
+} from "./tarry.js";
 import type { Json, Jsonable } from "./redis.js";
 
 export type { Json, Jsonable, JsonableProperty } from "./redis.js";
@@ -55,8 +65,8 @@ export interface TransactionOptions {
   client?: ClientLike;
 }
 
-/** What an offer does when its id names an item already present (pending, in flight or dead). */
-export type IfExists = "replace" | "keep" | "extend";
+/** What an offer does when its id names an item already present: one declaration for every engine (tarry.d.ts). */
+export type { IfExists } from "./tarry.js";
 
 export interface OfferOptions extends TransactionOptions {
   /** The item's id: a non-empty, well-formed string of at most 512 code units. Default: 22 random base64url characters (128 bits). */
@@ -70,10 +80,8 @@ export interface OfferOptions extends TransactionOptions {
   ifExists?: IfExists;
 }
 
-export type OfferItem<T extends Jsonable<T> = Json> = { value: T; id?: string; ifExists?: IfExists } & (
-  | { delayMs: number; deadline?: undefined }
-  | { deadline: number | Date; delayMs?: undefined }
-);
+/** One item of offerMany(), as the engine contract has it (tarry.d.ts). */
+export type OfferItem<T extends Jsonable<T> = Json> = DurableEngineOfferItem<T>;
 
 /** One delivery of an item, leased to this process until ack(), nack() or the lease runs out. */
 export interface PostgresJob<T extends Jsonable<T> = Json> {
@@ -93,14 +101,10 @@ export interface PostgresJob<T extends Jsonable<T> = Json> {
   extend(ms?: number): Promise<boolean>;
 }
 
-export interface DeadLetter<T extends Jsonable<T> = Json> {
-  id: string;
-  state: "dead";
+/** A dead letter, as the engine contract has it (tarry.d.ts), and its text when it could not be read. */
+export interface DeadLetter<T extends Jsonable<T> = Json> extends DurableEngineDeadLetter<T> {
   /** The value, or undefined when it could not be read (then `raw` holds the text). */
   value: T | undefined;
-  attempt: number;
-  deadline: number | undefined;
-  reason: string;
   /** When it was dead-lettered, epoch ms by the server's clock (clock_timestamp()). */
   diedAt: number;
   raw?: string;
