@@ -58,7 +58,8 @@ import { redact } from "../engine/redact.js";
 import { Alarm } from "../engine/alarms.js";
 import { Batcher } from "../engine/batch.js";
 import { ScriptRunner } from "./eval.js";
-import { acquireClient, hubOf, isClient, newServer } from "./client.js";
+import { acquireClient, isClient } from "./client.js";
+import { hubOf, newServer } from "./hub.js";
 import { localNow } from "../engine/clock.js";
 import {
   connectionLost,
@@ -133,7 +134,7 @@ export class Connection {
   /** @type {Client | null} */
   #client = null;
   #owned;
-  /** @type {import("./client.js").Hub | null} */
+  /** @type {import("./hub.js").Hub | null} */
   #hub = null;
   /** @type {Promise<void> | null} opening (or finding) the client this queue shares */
   #opening = null;
@@ -178,7 +179,7 @@ export class Connection {
   #closing = null;
   /** @type {Map<string, Batcher<any, any>>} the gathered calls, by the script they run */
   #batchers = new Map();
-  /** @type {import("./client.js").Member} */
+  /** @type {import("./hub.js").Member} */
   #member = {
     ready: () => {
       this.#own.loaded = false; // a new connection: a restarted server has no scripts (the hub's is reset by the hub)
@@ -198,7 +199,7 @@ export class Connection {
       this.report(refused);
     },
   };
-  /** @type {Map<import("./client.js").Listener, string>} the channel of each subscription */
+  /** @type {Map<import("./hub.js").Listener, string>} the channel of each subscription */
   #subscriptions = new Map();
 
   /**
@@ -312,11 +313,11 @@ export class Connection {
    * Subscribes to `channel` (through the client's hub: one subscriber for every queue on the
    * client). Resolves once Redis confirmed it, within commandTimeout.
    * @param {string} channel
-   * @param {import("./client.js").Listener} listener
+   * @param {import("./hub.js").Listener} listener
    */
   subscribe(channel, listener) {
     return this.#call(async () => {
-      const hub = /** @type {import("./client.js").Hub} */ (this.#hub);
+      const hub = /** @type {import("./hub.js").Hub} */ (this.#hub);
       this.#subscriptions.set(listener, channel);
       try {
         await hub.subscribe(channel, listener);
