@@ -15,6 +15,7 @@ import type {
   DurableEngineDeadLetter,
   DurableEngineEvents,
   DurableEngineOfferItem,
+  DurableEngineStats,
   IfExists,
   ItemInfo,
   Page,
@@ -110,35 +111,17 @@ export interface DeadLetter<T extends Jsonable<T> = Json> extends DurableEngineD
   raw?: string;
 }
 
-export interface PostgresQueueStats {
-  /** Items waiting for their deadline, or due and not yet taken. */
-  pending: number;
-  /** Items delivered and not yet acked. */
-  inFlight: number;
-  dead: number;
-  /** Ms until the head's deadline (negative when overdue), or undefined when none is pending. */
-  headDelay: number | undefined;
+/** The engine contract's figures (tarry.d.ts; lateness: server time at transfer minus deadline), and Postgres's own. */
+export interface PostgresQueueStats extends DurableEngineStats {
   /** This process: waiting take() calls. */
   takers: number;
   /** This process: the queue's alarm, armed (1) or not (0). */
   timersArmed: number;
   timerArms: number;
-  /** This process: runs of the take statement. */
-  wakes: number;
-  /** This process: wakes that found nothing to do yet. */
-  earlyWakes: number;
   /** This process: notifications received. */
   messages: number;
-  delivered: number;
-  redelivered: number;
   /** Deliveries no take received (it left while the take statement ran): put back. */
   released: number;
-  /** Server time at transfer minus deadline, ms, over this process's deliveries (the histogram of DelayQueue's stats). */
-  latenessP50: number;
-  latenessP99: number;
-  latenessMax: number;
-  /** Whether pause() stopped deliveries (for every process). */
-  paused: boolean;
 }
 
 export interface PostgresWorker {

@@ -118,3 +118,22 @@ export function checkItems(items, offerOf) {
       : offerOf(o, where, "a", checkDeadline(o.deadline, `${where}.deadline`));
   });
 }
+
+/**
+ * What a URL option is when its scheme is none of `schemes`, said without the URL itself (it
+ * may hold a password): "a URL of scheme http:", or "a string that is no URL (n characters)";
+ * null when it is a URL of one of them.
+ * @param {string} url
+ * @param {string[]} schemes e.g. ["redis:", "rediss:"]
+ * @returns {string | null}
+ */
+export function otherUrl(url, schemes) {
+  let parsed;
+  try {
+    parsed = new URL(url);
+  } catch {
+    parsed = null;
+  }
+  if (parsed && schemes.includes(parsed.protocol)) return null;
+  return parsed ? `a URL of scheme ${parsed.protocol}` : `a string that is no URL (${url.length} characters)`;
+}

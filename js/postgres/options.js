@@ -4,7 +4,7 @@
 // ../engine/options.js, imported rather than copied.
 
 import { describe, options } from "../engine/arguments.js";
-import { checkOnerror, maxAttemptsOption, positiveOption } from "../engine/options.js";
+import { checkOnerror, maxAttemptsOption, otherUrl, positiveOption } from "../engine/options.js";
 
 const QUEUE_OPTIONS = [
   "pg",
@@ -81,14 +81,8 @@ export function queueOptions(opts) {
  * @param {string} url
  */
 function checkUrl(url) {
-  let parsed;
-  try {
-    parsed = new URL(url);
-  } catch {
-    parsed = null;
-  }
-  if (parsed?.protocol !== "postgres:" && parsed?.protocol !== "postgresql:") {
-    const got = parsed ? `a URL of scheme ${parsed.protocol}` : `a string that is no URL (${url.length} characters)`;
+  const got = otherUrl(url, ["postgres:", "postgresql:"]);
+  if (got !== null) {
     throw new TypeError(`options.pg must be a postgres:// or postgresql:// URL or a pg.Pool, got ${got}`);
   }
 }

@@ -5,7 +5,7 @@
 
 import { checkMs, describe, options } from "../engine/arguments.js";
 import { redacted } from "./errors.js";
-import { checkOnerror, maxAttemptsOption, positiveOption } from "../engine/options.js";
+import { checkOnerror, maxAttemptsOption, otherUrl, positiveOption } from "../engine/options.js";
 
 // The checks every durable engine shares, where the Redis modules have always found them.
 export { checkDeadline, checkDelay, JSON_RULES, processOptions } from "../engine/options.js";
@@ -156,15 +156,8 @@ function replicasOption(value, redis, commandTimeout) {
  * @param {string} url
  */
 function checkUrl(url) {
-  let parsed;
-  try {
-    parsed = new URL(url);
-  } catch {
-    parsed = null;
-  }
-  if (parsed?.protocol !== "redis:" && parsed?.protocol !== "rediss:") {
-    // The URL itself is not shown: it may hold a password.
-    const got = parsed ? `a URL of scheme ${parsed.protocol}` : `a string that is no URL (${url.length} characters)`;
+  const got = otherUrl(url, ["redis:", "rediss:"]);
+  if (got !== null) {
     throw new TypeError(
       `options.redis must be a redis:// or rediss:// URL, got ${got} (for a Unix socket, pass ioredis options: { path })`,
     );
