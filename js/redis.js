@@ -17,14 +17,14 @@
 // each, O(log n + limit) whatever the page (js/redis/inspect.js reads the replies). pause()
 // and resume() set a flag the take script honours and tell every consumer on the channel.
 //
-// Events (an EventTarget, ../events.js): by default, what this process does and sees
+// Events (an EventTarget, ./engine/events.js): by default, what this process does and sees
 // (js/redis/consumer.js). With `observe: true`, the events of every process instead, each
 // once and in order, read from a capped stream the scripts append to while some process
 // observes (js/redis/observer.js). Metrics go to OpenTelemetry when the application
-// registered a MeterProvider (../metrics.js). Nobody listening and no provider cost one
+// registered a MeterProvider (./engine/metrics.js). Nobody listening and no provider cost one
 // check per event.
 //
-// This file is the public class: arguments checked (js/redis/options.js and ../arguments.js)
+// This file is the public class: arguments checked (js/redis/options.js and ./engine/arguments.js)
 // before anything is sent, then one script per call. The client is ioredis (an optional peer
 // dependency), loaded only when this module is given a URL rather than a client. The
 // in-memory entries of tarry-queue never load this file, and this file never loads the wasm.
@@ -51,7 +51,7 @@ import { checkMany, checkOffer, checkOfferAt, sendOffers } from "./redis/produce
 import { checkEviction, keysVanished } from "./redis/durability.js";
 import { keysOf } from "./redis/keys.js";
 import { checkCursor, checkDelay, checkLimit, processOptions, queueOptions } from "./redis/options.js";
-import { checkScheduleId } from "./schedule/spec.js";
+import { checkNextRuns, checkScheduleId } from "./schedule/spec.js";
 import { RedisSchedules } from "./redis/schedules.js";
 import { SCRIPTS } from "./redis/scripts.js";
 import { INNER, ShardedDelayQueue } from "./redis/shards.js";
@@ -426,11 +426,12 @@ export class RedisDelayQueue extends Emitter {
    * Creates the schedule `id`, or updates it: `{ every }` (ms, a fixed rate) or `{ cron,
    * timezone }`, each occurrence an item with `value`, taken like any other (`job.schedule` =
    * `id`, `job.deadline` = its due time). Options: `catchUp` ("one", "all", "none"),
-   * `overlap` (default false), `start`. Resolves with the schedule, as schedules() lists it.
+   * `overlap` (default false), `start`, `maxRuns`, `stopAt`. Resolves with the schedule, as
+   * schedules() lists it.
    * @param {string} id
    * @param {{ every: number } | { cron: string, timezone?: string }} rule
    * @param {unknown} value
-   * @param {{ catchUp?: "one" | "all" | "none", overlap?: boolean, start?: number | Date }} [opts]
+   * @param {{ catchUp?: "one" | "all" | "none", overlap?: boolean, start?: number | Date, maxRuns?: number, stopAt?: number | Date }} [opts]
    */
   async schedule(id, rule, value, opts) {
     const checked = await this.#schedules.check(id, rule, value, opts);
@@ -452,11 +453,45 @@ export class RedisDelayQueue extends Emitter {
 
   /**
    * Every schedule of the queue, by id: `{ id, every | cron, timezone, start, catchUp,
-   * overlap, value, nextRun, lastRun, runs, skipped }` (times epoch ms, undefined for none).
+   * overlap, value, nextRun, lastRun, runs, skipped, maxRuns, stopAt, paused }` (times epoch
+   * ms, undefined for none); one that ended stays, with no nextRun.
    */
   async schedules() {
     this.#open();
     return this.#schedules.list();
+  }
+
+  /** Places no new occurrence of the schedule `id` until resumeSchedule(): true if it was running. @param {string} id */
+  async pauseSchedule(id) {
+    checkScheduleId(id);
+    this.#open();
+    return this.#schedules.pause(id);
+  }
+
+  /** Places again the occurrence the schedule `id` waited for (catchUp decides): true if it was paused. @param {string} id */
+  async resumeSchedule(id) {
+    checkScheduleId(id);
+    this.#open();
+    const { done, head } = await this.#schedules.resume(id);
+    this.#consumer.sawHead(head);
+    return done;
+  }
+
+  /** One extra run of the schedule `id` now, counted as a run: true if it was added. @param {string} id */
+  async trigger(id) {
+    checkScheduleId(id);
+    this.#open();
+    const { done, head } = await this.#schedules.trigger(id);
+    this.#consumer.sawHead(head);
+    return done;
+  }
+
+  /** The next `n` (1 to 100) occurrences of the schedule `id` (epoch ms), from its rule. @param {string} id @param {number} n */
+  async nextRuns(id, n) {
+    checkScheduleId(id);
+    checkNextRuns(n);
+    this.#open();
+    return this.#schedules.nextRuns(id, n);
   }
 
   // --- consuming ------------------------------------------------------------------------

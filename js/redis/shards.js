@@ -217,6 +217,7 @@ export class ShardedDelayQueue extends Emitter {
       earlyWakes: sum("earlyWakes"),
       messages: sum("messages"),
       delivered: sum("delivered"),
+      retried: sum("retried"),
       redelivered: sum("redelivered"),
       released: sum("released"),
       latenessP50: all[0].latenessP50,
@@ -313,6 +314,34 @@ export class ShardedDelayQueue extends Emitter {
     checkScheduleId(id);
     await this.#gate();
     return this.#ofSchedule(id).unschedule(id);
+  }
+
+  /** @param {string} id */
+  async pauseSchedule(id) {
+    checkScheduleId(id);
+    await this.#gate();
+    return this.#of(id).pauseSchedule(id);
+  }
+
+  /** @param {string} id */
+  async resumeSchedule(id) {
+    checkScheduleId(id);
+    await this.#gate();
+    return this.#of(id).resumeSchedule(id);
+  }
+
+  /** @param {string} id */
+  async trigger(id) {
+    checkScheduleId(id);
+    await this.#gate();
+    return this.#of(id).trigger(id);
+  }
+
+  /** @param {string} id @param {number} n */
+  async nextRuns(id, n) {
+    checkScheduleId(id);
+    await this.#gate();
+    return this.#of(id).nextRuns(id, n);
   }
 
   async schedules() {
