@@ -1,7 +1,7 @@
 // What RedisDelayQueue is given, checked: its options (with their defaults), offers' options,
 // times, pages. Bad input gets a TypeError or RangeError naming the argument, before anything
 // changes; the rules every engine shares (an options bag takes only its call's options, an
-// option set to undefined is its default, null is a value) are those of ../arguments.js.
+// option set to undefined is its default, null is a value) are those of ../engine/arguments.js.
 
 import { checkMs, describe, options } from "../engine/arguments.js";
 import { redacted } from "./errors.js";
