@@ -18,14 +18,14 @@
 // - At least once: a delivered item is leased to its consumer until ack(); an expired lease
 //   puts it back (or, after maxAttempts, into the dead letters). Each delivery has a token.
 //
-// This file is the public class: arguments checked (./arguments.js, ./redis/options.js and
+// This file is the public class: arguments checked (./engine/arguments.js, ./engine/options.js and
 // ./postgres/options.js, the same checks and messages as the Redis engine) before anything is
 // sent. `pg` (an optional peer dependency) is loaded only for a URL. Never loads the wasm.
 
-import { checkId, checkSignal, checkTimeout, options } from "./arguments.js";
-import { ClosedError, takeUntilClosed } from "./errors.js";
-import { EMIT, Emitter, HEARD } from "./events.js";
-import { Meters } from "./metrics.js";
+import { checkId, checkSignal, checkTimeout, options } from "./engine/arguments.js";
+import { ClosedError, takeUntilClosed } from "./engine/errors.js";
+import { EMIT, Emitter, HEARD } from "./engine/events.js";
+import { Meters } from "./engine/metrics.js";
 import { Connection } from "./postgres/connection.js";
 import { Consumer } from "./postgres/consumer.js";
 import { infoOf, pageCall } from "./postgres/inspect.js";
@@ -37,13 +37,13 @@ import { Outcomes } from "./postgres/outcomes.js";
 import { PostgresSchedules } from "./postgres/schedules.js";
 import { idBytes, statementsOf } from "./postgres/statements.js";
 import { checkNextRuns, checkScheduleId } from "./schedule/spec.js";
-import { Batcher } from "./redis/batch.js";
-import { localNow } from "./redis/clock.js";
-import { checkDelay, processOptions } from "./redis/options.js";
-import { RedisJob } from "./redis/job.js";
-import { Worker } from "./redis/worker.js";
+import { Batcher } from "./engine/batch.js";
+import { localNow } from "./engine/clock.js";
+import { checkDelay, processOptions } from "./engine/options.js";
+import { Job } from "./engine/job.js";
+import { Worker } from "./engine/worker.js";
 
-export { ClosedError } from "./errors.js";
+export { ClosedError } from "./engine/errors.js";
 export { PostgresError } from "./postgres/connection.js";
 
 /** Dead letters one purge statement removes at most. */
@@ -373,7 +373,7 @@ export class PostgresDelayQueue extends Emitter {
 
   /**
    * Runs handler for each due item, acks on success, nacks (retry after retryDelayMs) on a throw.
-   * @param {(value: any, job: RedisJob) => unknown} handler
+   * @param {(value: any, job: Job) => unknown} handler
    * @param {{ concurrency?: number, retryDelayMs?: number | ((attempt: number, error: unknown) => number) }} [opts]
    */
   process(handler, opts) {

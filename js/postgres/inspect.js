@@ -1,12 +1,11 @@
 // What PostgresDelayQueue's inspection calls read back: items as get() and the pages show them
 // (`ItemInfo` of the engine contract), from the rows of ./statements.js, and the page cursors,
-// which are those of the Redis engine (../redis/inspect.js and ../redis/options.js check them),
+// which every durable engine shares (../engine/cursors.js checks them),
 // so that a cursor means the same on both: pending by (deadline, seq as 16 hex digits),
 // in flight by (lease expiry, id), dead letters by (time of death, id).
 
-import { describe, options } from "../arguments.js";
-import { inFlightCursor, pageOptions, pendingCursor } from "../redis/inspect.js";
-import { checkCursor, checkLimit, cursorOf } from "../redis/options.js";
+import { describe, options } from "../engine/arguments.js";
+import { checkCursor, checkLimit, cursorOf, inFlightCursor, pageOptions, pendingCursor } from "../engine/cursors.js";
 import { idOf } from "./consumer.js";
 
 /** A page's default length. */
