@@ -92,7 +92,7 @@ step "tarry-queue/redis on real Redis: its scripts' build, API, 3 workers + 1 pr
 limit 600 node "${node_test[@]}" tests/redis/
 
 step "tarry-queue/postgres on real Postgres 15: private clusters (tools/postgres-server.mjs), faults (3 workers + 1 producer, kill -9, crash restart, terminated backends, concurrent migrate), the benchmark's smoke run (under Node 24: pg-boss and graphile-worker need >= 22)"
-limit 600 $node24 "${node_test[@]}" tests/postgres/
+limit 600 $node24 "${node_test[@]}" tests/postgres/*.test.mjs
 limit 300 $node24 bench/postgres/run.mjs --smoke
 
 step "Deno tests ($(node_modules/.bin/deno --version | head -1), from the deno devDependency)"
