@@ -41,3 +41,44 @@ test("a per-second cron with two consumers: each occurrence once, consecutive se
   await Promise.all(queues.map((q) => q.close()));
   await Promise.all(pools.map((p) => p.end()));
 });
+
+test('overlap false, catchUp "all": after downtime, the missed occurrences run one after another (each waits for the ack before it), none skipped', async () => {
+  const name = fresh("all");
+  const q = new PostgresDelayQueue({ pg: db.pool, name, visibilityTimeout: 5000 });
+  await q.migrate();
+  const { nextRun: t0 } = await q.schedule("s", { every: 100 }, "s", { catchUp: "all" });
+  await new Promise((r) => setTimeout(r, t0 - Date.now() + 650)); // no consumer: 0..6 are due
+  // The missed runs take 60 ms each (two at once would show), the later ones no time.
+  const started = Date.now();
+  const runs = [];
+  let running = 0;
+  let most = 0;
+  const w = q.process(
+    async (_v, job) => {
+      most = Math.max(most, ++running);
+      const run = { due: job.deadline, start: Date.now(), end: 0 };
+      runs.push(run);
+      if (job.deadline < started) await new Promise((r) => setTimeout(r, 60));
+      run.end = Date.now();
+      running--;
+    },
+    { concurrency: 4 },
+  );
+  await new Promise((r) => setTimeout(r, 1200));
+  await w.close();
+  const [s] = await q.schedules();
+  assert.equal(s.skipped, 0);
+  assert.equal(most, 1, "two runs at once");
+  const dues = runs.map((r) => (r.due - t0) / 100);
+  assert.deepEqual(
+    dues,
+    dues.map((_d, i) => i),
+  );
+  assert.ok(dues.length >= 8, `${dues.length} runs`);
+  // Each waiting run starts when the one before it is acked, not when its lease would run out.
+  for (let i = 1; i < 7; i++) {
+    const gap = runs[i].start - runs[i - 1].end;
+    assert.ok(gap < 2000, `run ${i} started ${gap} ms after run ${i - 1} ended`);
+  }
+  await q.close();
+});
