@@ -106,6 +106,12 @@ export interface DeadLetter<T extends Jsonable<T> = Json> {
   raw?: string;
 }
 
+/**
+ * A Postgres queue's stats: the counts by state, `headDelay` and `paused` are read from
+ * Postgres (the same for every process); the timer and delivery figures are this process's
+ * own. There is no `all` (every process's figures, as on Redis): each process counts its
+ * deliveries in memory, so that consumers never write to one shared row.
+ */
 export interface PostgresQueueStats {
   /** Items waiting for their deadline, or due and not yet taken. */
   pending: number;
