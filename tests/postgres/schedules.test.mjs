@@ -64,7 +64,8 @@ test('overlap false, catchUp "all": after downtime, the missed occurrences run o
     },
     { concurrency: 4 },
   );
-  await new Promise((r) => setTimeout(r, 1200));
+  // Long enough for 8 runs on a loaded machine: the 7 missed ones chained by their acks.
+  await new Promise((r) => setTimeout(r, 3000));
   await w.close();
   const [s] = await q.schedules();
   assert.equal(s.skipped, 0);
@@ -80,5 +81,48 @@ test('overlap false, catchUp "all": after downtime, the missed occurrences run o
     const gap = runs[i].start - runs[i - 1].end;
     assert.ok(gap < 2000, `run ${i} started ${gap} ms after run ${i - 1} ended`);
   }
+  await q.close();
+});
+
+test("overlap false: an occurrence brought back from the dead letters waits while another run of its schedule is leased, and runs after its ack", async () => {
+  const name = fresh("retry");
+  const q = new PostgresDelayQueue({ pg: db.pool, name, maxAttempts: 1, visibilityTimeout: 5000 });
+  await q.migrate();
+  const { nextRun: t0 } = await q.schedule("s", { every: 200 }, "s");
+  const runs = [];
+  let running = 0;
+  let most = 0;
+  let dead;
+  const w = q.process(
+    async (_v, job) => {
+      most = Math.max(most, ++running);
+      const run = { due: job.deadline, attempt: job.attempt, start: Date.now(), end: 0 };
+      runs.push(run);
+      try {
+        if (job.deadline === t0) throw new Error("the first run fails: a dead letter");
+        if (job.deadline === t0 + 200) {
+          // The first comes back while this run holds its lease.
+          await dead;
+          assert.equal(await q.retryDead(`s@${t0}`), true);
+          await new Promise((r) => setTimeout(r, 800));
+        }
+      } finally {
+        run.end = Date.now();
+        running--;
+      }
+    },
+    { concurrency: 2 },
+  );
+  dead = (async () => {
+    while ((await q.deadLetters()).items.length === 0) await new Promise((r) => setTimeout(r, 20));
+  })();
+  const end = Date.now() + 10_000;
+  while (runs.filter((r) => r.due === t0).length < 2 && Date.now() < end) await new Promise((r) => setTimeout(r, 50));
+  await w.close();
+  assert.equal(most, 1, `two runs at once: ${JSON.stringify(runs.map((r) => [(r.due - t0) / 200, r.start - t0]))}`);
+  const second = runs.find((r) => r.due === t0 + 200);
+  const again = runs.filter((r) => r.due === t0)[1];
+  assert.ok(again, "the dead letter ran again");
+  assert.ok(again.start >= second.end, "the retried occurrence waited for the run in flight");
   await q.close();
 });
