@@ -34,7 +34,8 @@ SET search_path = :"schema" AS $$
 $$;
 
 -- The run of item (an occurrence of schedule sid) ended, acked or dead-lettered: the
--- occurrence that waits for it is due now.
+-- occurrence that waits for it is due now (never before its due time: a schedule() that
+-- replaced the rule meanwhile placed a later one).
 CREATE FUNCTION :"schema".ended(q text, sid bytea, item bytea) RETURNS void LANGUAGE plpgsql
 SET search_path = :"schema" AS $$
 DECLARE s schedules; first bigint := nextval('seq');
@@ -42,7 +43,7 @@ BEGIN
   SELECT * INTO s FROM schedules x WHERE x.queue = q AND x.id = sid FOR UPDATE;
   IF NOT FOUND OR NOT s.wait OR s.last IS NULL OR occurrence(sid, s.last) <> item THEN RETURN; END IF;
   UPDATE schedules x SET wait = false WHERE x.queue = q AND x.id = sid;
-  UPDATE items i SET deadline = clock(), seq = nextval('seq')
+  UPDATE items i SET deadline = greatest(s.due, clock()), seq = nextval('seq')
     WHERE i.queue = q AND i.id = occurrence(sid, s.due) AND i.state = 'p' AND i.schedule = sid;
   PERFORM tell_head(q, first);
 END $$;

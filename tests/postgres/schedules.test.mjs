@@ -9,6 +9,7 @@ import { PostgresDelayQueue } from "tarry-queue/postgres";
 import { fresh, privatePostgres } from "./fixture.mjs";
 
 const db = privatePostgres();
+const HOUR = 3_600_000;
 
 test("a per-second cron with two consumers: each occurrence once, consecutive seconds, never early", async () => {
   const name = fresh("cron");
@@ -124,5 +125,37 @@ test("overlap false: an occurrence brought back from the dead letters waits whil
   const again = runs.filter((r) => r.due === t0)[1];
   assert.ok(again, "the dead letter ran again");
   assert.ok(again.start >= second.end, "the retried occurrence waited for the run in flight");
+  await q.close();
+});
+
+test("overlap false: a catch-up waiting for a run, then schedule() with a new rule: the run's ack leaves the new rule's first occurrence at its due time, never early", async () => {
+  const name = fresh("replaced");
+  const q = new PostgresDelayQueue({ pg: db.pool, name, visibilityTimeout: 5000 });
+  await q.migrate();
+  const { nextRun: t0 } = await q.schedule("s", { every: 100 }, "s", { catchUp: "all" });
+  await new Promise((r) => setTimeout(r, t0 - Date.now() + 350)); // 0..3 are due
+  const waiting = async () =>
+    (await db.pool.query("SELECT wait FROM tarry.schedules WHERE queue = $1", [name])).rows[0].wait;
+  let replaced;
+  const w = q.process(
+    async (_v, job) => {
+      if (job.deadline !== t0) return;
+      // Occurrence 1 comes due during this run and waits for it; then the rule changes.
+      const end = Date.now() + 5000;
+      while (!(await waiting()) && Date.now() < end) await new Promise((r) => setTimeout(r, 20));
+      replaced = await q.schedule("s", { every: HOUR }, "s2");
+    },
+    { concurrency: 2 },
+  );
+  const end = Date.now() + 10_000;
+  while ((replaced === undefined || (await q.stats()).inFlight > 0) && Date.now() < end)
+    await new Promise((r) => setTimeout(r, 50));
+  await new Promise((r) => setTimeout(r, 300)); // a take after the ack, had it made the occurrence due
+  await w.close();
+  assert.ok(replaced, "the rule was replaced while occurrence 1 waited");
+  const delay = await q.delayOf(`s@${replaced.nextRun}`);
+  assert.ok(delay > HOUR - 60_000, `the new rule's first occurrence is due in ${delay} ms`);
+  const [s] = await q.schedules();
+  assert.equal(s.runs, 1, "nothing of the new rule ran");
   await q.close();
 });
