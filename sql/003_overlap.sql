@@ -14,16 +14,16 @@
 ALTER TABLE :"schema".schedules ADD COLUMN began float8, ADD COLUMN wait boolean NOT NULL DEFAULT false;
 
 -- overlap false: until when a run of schedule sid other than item lasts, as far as is known
--- now: its lease expiry while it is leased (but for the leases of this take not decided yet,
--- `undecided`), its retry's deadline while it waits for it; NULL when no run lasts. `chain` is
--- the schedule's pending occurrence, which is not a run.
+-- now: its lease expiry while it is leased, its retry's deadline while it waits for it (a
+-- retry this take leased and has not decided yet, `undecided`, still waits); NULL when no run
+-- lasts. `chain` is the schedule's pending occurrence, which is not a run.
 CREATE FUNCTION :"schema".run_lasts(q text, sid bytea, item bytea, chain bytea, undecided bytea[])
 RETURNS float8 LANGUAGE sql STABLE SET search_path = :"schema" AS $$
   SELECT coalesce(
     (SELECT max(i.expiry) FROM items i WHERE i.queue = q AND i.schedule = sid AND i.state = 'l'
       AND i.id <> item AND NOT (i.id = ANY(undecided))),
-    (SELECT min(i.deadline) FROM items i WHERE i.queue = q AND i.schedule = sid AND i.state = 'p'
-      AND i.id <> item AND i.id IS DISTINCT FROM chain))
+    (SELECT min(i.deadline) FROM items i WHERE i.queue = q AND i.schedule = sid
+      AND (i.state = 'p' OR i.id = ANY(undecided)) AND i.id <> item AND i.id IS DISTINCT FROM chain))
 $$;
 
 -- The take leased item (of schedule sid) and gives it back: pending at `at`, as it was before.

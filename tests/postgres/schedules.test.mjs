@@ -123,7 +123,10 @@ test("overlap false: an occurrence brought back from the dead letters waits whil
   assert.equal(most, 1, `two runs at once: ${JSON.stringify(runs.map((r) => [(r.due - t0) / 200, r.start - t0]))}`);
   const second = runs.find((r) => r.due === t0 + 200);
   const again = runs.filter((r) => r.due === t0)[1];
-  assert.ok(again, "the dead letter ran again");
+  assert.ok(
+    again,
+    `the dead letter ran again: ${JSON.stringify(runs.map((r) => [(r.due - t0) / 200, r.attempt, r.start - t0, r.end - t0]))}`,
+  );
   assert.ok(again.start >= second.end, "the retried occurrence waited for the run in flight");
   await q.close();
 });
