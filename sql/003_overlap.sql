@@ -1,4 +1,5 @@
--- tarry-queue/postgres, migration 3: overlap false covers retries, and a catch-up waits.
+-- tarry-queue/postgres, migration 3: overlap false covers retries, and a catch-up waits;
+-- `every` computed exactly as in JS, ending at the latest instant.
 --
 -- Apply with `queue.migrate()`, or `psql -v schema=tarry -f 003_overlap.sql` after 002.
 --
@@ -12,6 +13,28 @@
 -- the latest run makes it due at once (ended()).
 
 ALTER TABLE :"schema".schedules ADD COLUMN began float8, ADD COLUMN wait boolean NOT NULL DEFAULT false;
+
+-- every, as js/schedule/rule.js EveryRule computes it (tests/postgres/schedules.test.mjs
+-- compares the two on random cases): the same float8 operations in the same order, the
+-- remainder exact (as JS's %) through bigint, since the period and the start are whole ms;
+-- and the rule ends at the latest instant every engine holds, 2189-01-01
+-- (js/arguments.js LATEST_INSTANT): no occurrence after it.
+CREATE FUNCTION :"schema".latest_instant() RETURNS float8 LANGUAGE sql IMMUTABLE AS $$ SELECT 6911049600000::float8 $$;
+
+-- d % p for d >= 0 and a whole p, exactly.
+CREATE FUNCTION :"schema".every_rem(d float8, p float8) RETURNS float8 LANGUAGE sql IMMUTABLE
+  AS $$ SELECT (floor(d)::bigint % p::bigint)::float8 + (d - floor(d)) $$;
+
+CREATE OR REPLACE FUNCTION :"schema".every_next(start float8, period float8, after float8) RETURNS float8
+LANGUAGE sql IMMUTABLE SET search_path = :"schema" AS $$
+  SELECT CASE WHEN t <= latest_instant() THEN t END FROM (SELECT CASE WHEN after < start THEN start
+    ELSE start + ((after - start) - every_rem(after - start, period)) + period END AS t) x
+$$;
+CREATE OR REPLACE FUNCTION :"schema".every_latest(start float8, period float8, at float8) RETURNS float8
+LANGUAGE sql IMMUTABLE SET search_path = :"schema" AS $$
+  SELECT CASE WHEN at < start THEN NULL ELSE start + (d - every_rem(d, period)) END
+    FROM (SELECT least(at, latest_instant()) - start AS d) x
+$$;
 
 -- overlap false: until when a run of schedule sid other than item lasts, as far as is known
 -- now: its lease expiry while it is leased, its retry's deadline while it waits for it (a

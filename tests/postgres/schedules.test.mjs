@@ -6,6 +6,8 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import pg from "pg";
 import { PostgresDelayQueue } from "tarry-queue/postgres";
+import { EARLIEST_INSTANT, LATEST_INSTANT } from "../../js/arguments.js";
+import { EveryRule } from "../../js/schedule/rule.js";
 import { fresh, privatePostgres } from "./fixture.mjs";
 
 const db = privatePostgres();
@@ -161,4 +163,38 @@ test("overlap false: a catch-up waiting for a run, then schedule() with a new ru
   const [s] = await q.schedules();
   assert.equal(s.runs, 1, "nothing of the new rule ran");
   await q.close();
+});
+
+test("every in SQL is js/schedule/rule.js EveryRule: the same next and latest occurrence on random cases, none after the latest instant", async () => {
+  await new PostgresDelayQueue({ pg: db.pool, name: fresh("every") }).migrate();
+  const [{ latest }] = (await db.pool.query("SELECT tarry.latest_instant() AS latest")).rows;
+  assert.equal(latest, LATEST_INSTANT);
+  // A seeded generator: a failure names a case that comes back.
+  let seed = 20261202;
+  const random = () => {
+    seed = (seed * 1103515245 + 12345) % 2 ** 31;
+    return seed / 2 ** 31;
+  };
+  const pick = (a) => a[Math.floor(random() * a.length)];
+  const periods = [1, 7, 100, 1000, 60_000, 86_400_000, 2 ** 40 + 3, LATEST_INSTANT - EARLIEST_INSTANT];
+  const starts = [0, Date.UTC(2026, 0, 1), EARLIEST_INSTANT, LATEST_INSTANT, LATEST_INSTANT - 1000, -1];
+  const cases = [];
+  for (let i = 0; i < 3000; i++) {
+    const start =
+      random() < 0.5 ? pick(starts) : Math.round(EARLIEST_INSTANT + random() * (LATEST_INSTANT - EARLIEST_INSTANT));
+    const period = random() < 0.5 ? pick(periods) : 1 + Math.floor(random() * 1e9);
+    const base = pick([start, LATEST_INSTANT, Date.now(), start + period * Math.floor(random() * 1000)]);
+    const after = base + pick([0, -1, 1, 0.25, -0.5, period, -period, random() * period, random() * 1e12 - 5e11]);
+    cases.push([start, period, Math.max(EARLIEST_INSTANT, Math.min(after, LATEST_INSTANT + 1e9))]);
+  }
+  const { rows } = await db.pool.query(
+    `SELECT tarry.every_next(s, p, a) AS next, tarry.every_latest(s, p, a) AS latest
+       FROM unnest($1::float8[], $2::float8[], $3::float8[]) WITH ORDINALITY AS c(s, p, a, i) ORDER BY i`,
+    [cases.map((c) => c[0]), cases.map((c) => c[1]), cases.map((c) => c[2])],
+  );
+  cases.forEach(([start, period, after], i) => {
+    const rule = new EveryRule(period, start);
+    const want = [rule.next(after) ?? null, rule.latest(after) ?? null];
+    assert.deepEqual([rows[i].next, rows[i].latest], want, `every ${period} from ${start}, at ${after}`);
+  });
 });
