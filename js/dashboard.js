@@ -48,7 +48,12 @@ const HISTORY_MS = 15 * 60_000;
 const TOKEN_HEADER = "x-tarry-token";
 
 /** What can be done to a schedule (the change's name, as the page asks for it), by the engine method each calls. */
-const SCHEDULE_CHANGES = { unschedule: "unschedule" };
+const SCHEDULE_CHANGES = {
+  pauseSchedule: "pauseSchedule",
+  resumeSchedule: "resumeSchedule",
+  trigger: "trigger",
+  unschedule: "unschedule",
+};
 
 /**
  * The dashboard as a request handler.
@@ -251,9 +256,9 @@ export function dashboard(queues, options = {}) {
         return json(200, { done: await call(queue, "pause") });
       case "resume":
         return json(200, { done: await call(queue, "resume") });
-      case "unschedule":
-        return json(200, { done: await call(queue, "unschedule", idOf(body)) });
       default:
+        if (Object.hasOwn(SCHEDULE_CHANGES, what))
+          return json(200, { done: await call(queue, SCHEDULE_CHANGES[what], idOf(body)) });
         return json(404, { error: "not found" });
     }
   }

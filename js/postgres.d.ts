@@ -132,6 +132,9 @@ export interface PostgresQueueStats {
   /** This process: notifications received. */
   messages: number;
   delivered: number;
+  /** This process: deliveries after the first (attempt ≥ 2), whatever ended the attempt before (a nack, an expired lease). */
+  retried: number;
+  /** This process: deliveries whose previous attempt never finished (its lease expired). */
   redelivered: number;
   /** Deliveries no take received (it left while the take statement ran): put back. */
   released: number;

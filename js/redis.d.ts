@@ -96,6 +96,21 @@ export type { IfExists, DurableEngineOfferOptions as OfferOptions } from "./tarr
 /** One item of offerMany(): the engine contract's (tarry.d.ts), of JSON data. */
 export type OfferItem<T extends Jsonable<T> = Json> = DurableEngineOfferItem<T>;
 
+/** The Redis keys of a queue (or of one shard of it) and its pub/sub channel. */
+export interface RedisQueueKeys {
+  items: string;
+  pending: string;
+  leased: string;
+  dead: string;
+  seq: string;
+  reasons: string;
+  meta: string;
+  events: string;
+  observed: string;
+  schedules: string;
+  channel: string;
+}
+
 /** One delivery of an item, leased to this process until ack(), nack() or the lease runs out. */
 export interface RedisJob<T extends Jsonable<T> = Json> {
   readonly id: string;
@@ -166,20 +181,12 @@ export interface RedisWorker {
  */
 export declare class RedisDelayQueue<T extends Jsonable<T> = Json> {
   constructor(options: RedisDelayQueueOptions);
-  /** The queue's keys (all under the hash tag {name}) and its pub/sub channel. */
-  readonly keys: {
-    items: string;
-    pending: string;
-    leased: string;
-    dead: string;
-    seq: string;
-    reasons: string;
-    meta: string;
-    events: string;
-    observed: string;
-    schedules: string;
-    channel: string;
-  };
+  /**
+   * The queue's keys (all under the hash tag {name}) and its pub/sub channel; on a queue of
+   * more than one shard, those of the shard whose tag is the name, and every shard's keys in
+   * `shards`, in shard order.
+   */
+  readonly keys: RedisQueueKeys & { shards?: RedisQueueKeys[] };
   /**
    * The next due item, leased to this process; rejects when `signal` aborts or the queue
    * closes. Without a timeout it resolves only with a job.
@@ -210,3 +217,18 @@ export interface RedisDelayQueue<T extends Jsonable<T> = Json>
 
 /** What a closed queue's methods throw and its waiting takes reject with: the class tarry-queue exports. */
 export { ClosedError } from "./tarry.js";
+
+/**
+ * What an `offerMany` rejects with when some of its scripts did not answer: `stored` names
+ * the items stored for sure, `ids` every item's id in the batch's order (generated ones
+ * included). Offering the batch again with those ids and `ifExists: "keep"` stores the rest
+ * and leaves the stored ones as they are.
+ */
+export declare class OfferManyError extends Error {
+  constructor(message: string, stored: string[], ids: string[], cause: Error);
+  readonly name: "OfferManyError";
+  /** The ids of the items stored for sure. */
+  readonly stored: string[];
+  /** Every item's id, in the batch's order. */
+  readonly ids: string[];
+}

@@ -29,51 +29,43 @@
 // dependency), loaded only when this module is given a URL rather than a client. The
 // in-memory entries of tarry-queue never load this file, and this file never loads the wasm.
 
-import { checkId, checkIfExists, checkSignal, checkTimeout, describe, isRevoked, options } from "./arguments.js";
+import { checkId, checkSignal, checkTimeout, options } from "./arguments.js";
 import { ClosedError, takeUntilClosed } from "./errors.js";
 import { EMIT, Emitter, HEARD } from "./events.js";
 import { Meters } from "./metrics.js";
-import { allFigures, infoOf, inFlightCursor, pageOptions, pendingCursor } from "./redis/inspect.js";
+import {
+  allFigures,
+  pageOptions,
+  purgeDeadLetters,
+  readDeadLetters,
+  readInFlight,
+  readItem,
+  readPending,
+} from "./redis/inspect.js";
 import { Observer } from "./redis/observer.js";
-import { newId } from "./ids.js";
-import { jsonText } from "./json.js";
 import { moment } from "./redis/clock.js";
 import { Connection } from "./redis/connection.js";
 import { Consumer } from "./redis/consumer.js";
-import { checkEviction, fewerReplicas, keysVanished } from "./redis/durability.js";
+import { batchFailed } from "./redis/batch-error.js";
+import { checkMany, checkOffer, checkOfferAt, sendOffers } from "./redis/producer.js";
+import { checkEviction, keysVanished } from "./redis/durability.js";
 import { keysOf } from "./redis/keys.js";
-import {
-  checkCursor,
-  checkDeadline,
-  checkDelay,
-  checkLimit,
-  cursorOf,
-  JSON_RULES,
-  processOptions,
-  queueOptions,
-} from "./redis/options.js";
-import { checkScheduleId } from "./schedule/spec.js";
+import { checkCursor, checkDelay, checkLimit, processOptions, queueOptions } from "./redis/options.js";
+import { checkNextRuns, checkScheduleId } from "./schedule/spec.js";
 import { RedisSchedules } from "./redis/schedules.js";
 import { SCRIPTS } from "./redis/scripts.js";
 import { INNER, ShardedDelayQueue } from "./redis/shards.js";
 
 export { ClosedError } from "./errors.js";
+export { OfferManyError } from "./redis/batch-error.js";
 
 /** @typedef {import("./redis/job.js").RedisJob} RedisJob */
+/** @typedef {import("./redis/producer.js").Offer} Offer */
 
 /** Items per offer script at most: more are split, so that no script holds Redis for long. */
 const OFFER_BATCH = 500;
-/** Dead letters one purge script removes at most (purgeDead runs as many as it takes). */
-const PURGE_BATCH = 1000;
 /** A page's default length. */
 const PAGE = 100;
-
-/**
- * An offer, checked: its id, what it does when that id is present, how its deadline is given
- * ("d" a delay from its call, "a" an absolute deadline), that delay or deadline, the value's
- * JSON text, and when it was called.
- * @typedef {{ id: string, ifExists: "replace" | "keep" | "extend", kind: "d" | "a", ms: number, json: string, at: import("./redis/clock.js").Moment }} Offer
- */
 
 /** A Redis-backed delay queue shared by every process that opens the same `name`. */
 export class RedisDelayQueue extends Emitter {
@@ -112,7 +104,7 @@ export class RedisDelayQueue extends Emitter {
    * @param {number} [opts.clockTolerance] how far back (ms) a call may be stamped (default 1000)
    * @param {(error: unknown) => void} [opts.onerror] errors no call can report (background wake-ups, lease extension)
    * @param {number} [opts.shards] hash tags the queue's items are spread over (default 1: js/redis/shards.js)
-   * @param {{ pool: import("./redis/shards.js").Pool }} [shard] internal: this queue is one shard of a
+   * @param {{ pool: import("./redis/pool.js").Pool }} [shard] internal: this queue is one shard of a
    *   sharded one, its options checked already (its name the shard's tag)
    */
   // biome-ignore lint/correctness/noUnreachableSuper: a sharded queue's face is returned instead of this
@@ -139,8 +131,9 @@ export class RedisDelayQueue extends Emitter {
     this.#meters = new Meters("redis", o.name, () => this.#counts());
     if (observe)
       this.#observer = new Observer(this.#conn, list, (type, detail) => this.#tell(type, () => detail), o.onerror);
+    const producer = { conn: this.#conn, channel, options: o, consumer: this.#consumer, vanished };
     this.#offers = this.#conn.batcher(SCRIPTS.offer, OFFER_BATCH, (/** @type {Offer[]} */ items) =>
-      this.#sendOffers(items),
+      sendOffers(producer, items),
     );
     if (shard) INNER.set(this, this.#inner());
   }
@@ -190,7 +183,7 @@ export class RedisDelayQueue extends Emitter {
    * @returns {Promise<string>}
    */
   async offer(value, delayMs, opts) {
-    const item = this.#checkOffer(value, delayMs, opts, moment());
+    const item = checkOffer(value, delayMs, opts, moment());
     this.#open();
     await this.#offers.add([item]);
     return item.id;
@@ -204,7 +197,7 @@ export class RedisDelayQueue extends Emitter {
    * @returns {Promise<string>}
    */
   async offerAt(value, deadline, opts) {
-    const item = this.#checkOfferAt(value, deadline, opts, moment());
+    const item = checkOfferAt(value, deadline, opts, moment());
     this.#open();
     await this.#offers.add([item]);
     return item.id;
@@ -219,67 +212,20 @@ export class RedisDelayQueue extends Emitter {
    * @returns {Promise<string[]>}
    */
   async offerMany(items) {
-    const checked = this.#checkMany(items, moment());
+    const checked = checkMany(items, moment());
     this.#open();
-    await this.#offers.add(checked);
+    try {
+      await this.#offers.add(checked);
+    } catch (e) {
+      // One script is all or nothing; a batch of several says which of them are stored.
+      throw checked.length > OFFER_BATCH ? batchFailed(e, checked) : e;
+    }
     return checked.map((it) => it.id);
-  }
-
-  /**
-   * offer()'s arguments, checked.
-   * @param {unknown} value
-   * @param {unknown} delayMs
-   * @param {unknown} opts
-   * @param {import("./redis/clock.js").Moment} at
-   */
-  #checkOffer(value, delayMs, opts, at) {
-    const ms = checkDelay(delayMs, "delayMs");
-    return this.#item(value, "value", opts, "options", "offer()", "d", ms, at);
-  }
-
-  /**
-   * offerAt()'s arguments, checked.
-   * @param {unknown} value
-   * @param {unknown} deadline
-   * @param {unknown} opts
-   * @param {import("./redis/clock.js").Moment} at
-   */
-  #checkOfferAt(value, deadline, opts, at) {
-    const ms = checkDeadline(deadline, "deadline");
-    return this.#item(value, "value", opts, "options", "offerAt()", "a", ms, at);
-  }
-
-  /**
-   * offerMany()'s items, checked, every one before anything is sent.
-   * @param {unknown} items
-   * @param {import("./redis/clock.js").Moment} at
-   * @returns {Offer[]}
-   */
-  #checkMany(items, at) {
-    if (isRevoked(items) || !Array.isArray(items))
-      throw new TypeError(`items must be an array, got ${describe(items)}`);
-    return items.map((it, i) => {
-      const where = `items[${i}]`;
-      if (it === null || typeof it !== "object" || isRevoked(it))
-        throw new TypeError(`${where} must be an object, got ${describe(it)}`);
-      const o = options(it, where, ["value", "delayMs", "deadline", "id", "ifExists"], "offerMany()");
-      if ((o.delayMs === undefined) === (o.deadline === undefined))
-        throw new TypeError(`${where} must have exactly one of delayMs and deadline`);
-      const timing =
-        o.delayMs !== undefined
-          ? /** @type {const} */ (["d", checkDelay(o.delayMs, `${where}.delayMs`)])
-          : /** @type {const} */ (["a", checkDeadline(o.deadline, `${where}.deadline`)]);
-      const opts = { id: o.id, ifExists: o.ifExists };
-      return this.#item(o.value, `${where}.value`, opts, where, "offerMany()", timing[0], timing[1], at);
-    });
   }
 
   /** What a sharded queue (js/redis/shards.js) asks of each of its shards beyond the public calls. */
   #inner() {
     return {
-      checkOffer: this.#checkOffer.bind(this),
-      checkOfferAt: this.#checkOfferAt.bind(this),
-      checkMany: this.#checkMany.bind(this),
       /** @param {Offer[]} items checked */
       send: (items) => {
         this.#open();
@@ -288,53 +234,6 @@ export class RedisDelayQueue extends Emitter {
       consumer: this.#consumer,
       report: (/** @type {unknown} */ e) => this.#conn.report(e),
     };
-  }
-
-  /**
-   * An offer checked: its id (generated when not given), ifExists and the value's JSON text.
-   * @param {unknown} value
-   * @param {string} where the value's path, for messages
-   * @param {unknown} opts
-   * @param {string} optsName
-   * @param {string} of the call, for messages
-   * @param {"d" | "a"} kind
-   * @param {number} ms
-   * @param {import("./redis/clock.js").Moment} at
-   * @returns {Offer}
-   */
-  #item(value, where, opts, optsName, of, kind, ms, at) {
-    const o = optsName === "options" ? options(opts, optsName, ["id", "ifExists"], of) : /** @type {any} */ (opts);
-    const id = o.id === undefined ? newId() : o.id;
-    checkId(id, `${optsName}.id`);
-    const ifExists = checkIfExists(o.ifExists, `${optsName}.ifExists`);
-    return { id, ifExists, kind, ms, json: jsonText(value, where, JSON_RULES), at };
-  }
-
-  /** @param {Offer[]} items one script's worth */
-  #sendOffers(items) {
-    const first = items[0].at;
-    const params = () => ({
-      channel: this.#channel,
-      // One stamp for the run, the first call's; a later call's delay counts from its own call.
-      stamp: this.#conn.clock.stamp(first),
-      first: first.at,
-      tolerance: this.#options.clockTolerance,
-      items,
-    });
-    const ran = this.#conn.run(SCRIPTS.offer, params).then(({ head, vanished }) => {
-      if (vanished) this.#vanished();
-      this.#consumer.sawHead(head);
-      return items;
-    });
-    const asked = this.#options.waitForReplicas;
-    if (!asked) return ran;
-    // Right behind the script on the same connection: WAIT counts the replicas that have every
-    // write this connection made so far, the script's included.
-    const waited = this.#conn.command((client) => client.wait(asked.count, asked.timeout));
-    return Promise.all([ran, waited]).then(([offered, acknowledged]) => {
-      if (Number(acknowledged) < asked.count) throw fewerReplicas(Number(acknowledged), asked);
-      return offered;
-    });
   }
 
   /**
@@ -416,8 +315,7 @@ export class RedisDelayQueue extends Emitter {
   async get(id) {
     checkId(id, "id");
     this.#open();
-    const r = await this.#conn.run(SCRIPTS.get, { id });
-    return r === undefined ? undefined : infoOf({ id, ...r });
+    return readItem(this.#conn, id);
   }
 
   /**
@@ -427,15 +325,9 @@ export class RedisDelayQueue extends Emitter {
    * @param {{ limit?: number, after?: string }} [opts]
    */
   async pending(opts) {
-    const { limit, after } = pageOptions(opts, "pending");
+    const page = pageOptions(opts, "pending");
     this.#open();
-    const params = { limit, after: /** @type {{ deadline: string, seq: string } | undefined} */ (after) };
-    const { more, items } = await this.#conn.run(SCRIPTS.pending, params);
-    const last = items[items.length - 1];
-    return {
-      items: items.map((r) => infoOf({ ...r, state: "p" })),
-      next: more && last ? pendingCursor(last) : undefined,
-    };
+    return readPending(this.#conn, page);
   }
 
   /**
@@ -444,15 +336,9 @@ export class RedisDelayQueue extends Emitter {
    * @param {{ limit?: number, after?: string }} [opts]
    */
   async inFlight(opts) {
-    const { limit, after } = pageOptions(opts, "inFlight");
+    const page = pageOptions(opts, "inFlight");
     this.#open();
-    const params = { limit, after: /** @type {{ expiry: string, id: string } | undefined} */ (after) };
-    const { more, items } = await this.#conn.run(SCRIPTS.inFlight, params);
-    const last = items[items.length - 1];
-    return {
-      items: items.map((r) => infoOf({ ...r, state: "l", leaseExpiry: r.expiry })),
-      next: more && last ? inFlightCursor(last) : undefined,
-    };
+    return readInFlight(this.#conn, page);
   }
 
   /**
@@ -484,8 +370,7 @@ export class RedisDelayQueue extends Emitter {
     checkLimit(limit, "options.limit");
     const from = after === undefined ? undefined : checkCursor(after, "options.after");
     this.#open();
-    const { letters, more, last } = await this.#conn.run(SCRIPTS.deadLetters, { limit, from });
-    return { items: letters, next: more ? cursorOf(last, letters[letters.length - 1].id) : undefined };
+    return readDeadLetters(this.#conn, limit, from);
   }
 
   /**
@@ -523,15 +408,7 @@ export class RedisDelayQueue extends Emitter {
     const { olderThan = 0 } = options(opts, "options", ["olderThan"], "purgeDead()");
     checkTimeout(olderThan, "options.olderThan");
     this.#open();
-    let removed = 0;
-    /** @type {string} the first script's cutoff, kept for the rest */
-    let cutoff = "";
-    for (;;) {
-      const r = await this.#conn.run(SCRIPTS.purgeDead, { olderThan, cutoff, limit: PURGE_BATCH });
-      removed += r.removed;
-      cutoff = r.cutoff;
-      if (!r.more) return removed;
-    }
+    return purgeDeadLetters(this.#conn, olderThan);
   }
 
   /**
@@ -549,11 +426,12 @@ export class RedisDelayQueue extends Emitter {
    * Creates the schedule `id`, or updates it: `{ every }` (ms, a fixed rate) or `{ cron,
    * timezone }`, each occurrence an item with `value`, taken like any other (`job.schedule` =
    * `id`, `job.deadline` = its due time). Options: `catchUp` ("one", "all", "none"),
-   * `overlap` (default false), `start`. Resolves with the schedule, as schedules() lists it.
+   * `overlap` (default false), `start`, `maxRuns`, `stopAt`. Resolves with the schedule, as
+   * schedules() lists it.
    * @param {string} id
    * @param {{ every: number } | { cron: string, timezone?: string }} rule
    * @param {unknown} value
-   * @param {{ catchUp?: "one" | "all" | "none", overlap?: boolean, start?: number | Date }} [opts]
+   * @param {{ catchUp?: "one" | "all" | "none", overlap?: boolean, start?: number | Date, maxRuns?: number, stopAt?: number | Date }} [opts]
    */
   async schedule(id, rule, value, opts) {
     const checked = await this.#schedules.check(id, rule, value, opts);
@@ -575,11 +453,45 @@ export class RedisDelayQueue extends Emitter {
 
   /**
    * Every schedule of the queue, by id: `{ id, every | cron, timezone, start, catchUp,
-   * overlap, value, nextRun, lastRun, runs, skipped }` (times epoch ms, undefined for none).
+   * overlap, value, nextRun, lastRun, runs, skipped, maxRuns, stopAt, paused }` (times epoch
+   * ms, undefined for none); one that ended stays, with no nextRun.
    */
   async schedules() {
     this.#open();
     return this.#schedules.list();
+  }
+
+  /** Places no new occurrence of the schedule `id` until resumeSchedule(): true if it was running. @param {string} id */
+  async pauseSchedule(id) {
+    checkScheduleId(id);
+    this.#open();
+    return this.#schedules.pause(id);
+  }
+
+  /** Places again the occurrence the schedule `id` waited for (catchUp decides): true if it was paused. @param {string} id */
+  async resumeSchedule(id) {
+    checkScheduleId(id);
+    this.#open();
+    const { done, head } = await this.#schedules.resume(id);
+    this.#consumer.sawHead(head);
+    return done;
+  }
+
+  /** One extra run of the schedule `id` now, counted as a run: true if it was added. @param {string} id */
+  async trigger(id) {
+    checkScheduleId(id);
+    this.#open();
+    const { done, head } = await this.#schedules.trigger(id);
+    this.#consumer.sawHead(head);
+    return done;
+  }
+
+  /** The next `n` (1 to 100) occurrences of the schedule `id` (epoch ms), from its rule. @param {string} id @param {number} n */
+  async nextRuns(id, n) {
+    checkScheduleId(id);
+    checkNextRuns(n);
+    this.#open();
+    return this.#schedules.nextRuns(id, n);
   }
 
   // --- consuming ------------------------------------------------------------------------

@@ -22,6 +22,12 @@
 // change makes an occurrence at most about a second late, and a schedule that fell behind
 // gets the catchUp it asked for.
 //
+// A schedule's controls are every engine's (docs/schedules.md, checks in schedule/spec.js):
+// a name (`id`), `maxRuns` and `stopAt` (reached, the schedule ends), `trigger()` (one
+// extra run now, counted, refused while a run lasts with overlap false) and `nextRuns(n)`
+// (from the rule, O(n)). pause() keeps the pending occurrence's due time; resume() places it
+// again, and catchUp decides when it came due meanwhile.
+//
 // Costs: schedule, cancel and reschedule O(log n); per pending callback a 24-byte record
 // in wasm and the callback's own record in JS, where a pending setTimeout costs a few
 // hundred bytes in Node (README ## Performance measures both). An occurrence costs its
@@ -38,13 +44,13 @@
 import { Emitter, HEARD, POST } from "./events.js";
 import { Timeline } from "./timeline.js";
 import { checkBoolean, checkClock, checkHandle, checkMs, describe, instantOf, options } from "./arguments.js";
+import { checkNextRuns, checkScheduleId, limitsOf, nextRunsOf, stopAtBefore } from "./schedule/spec.js";
 import {
   catchUp,
   checkCatchUp,
   defaultStart,
   EveryRule,
   checkPeriod,
-  firstAtOrAfter,
   firstOccurrence,
   knownOptions,
   startOf,
@@ -55,7 +61,7 @@ const WALL_CHECK_MS = 1000;
 /** A change of that offset by more than this (ms) re-converts the schedules' deadlines. */
 const WALL_STEP_MS = 2;
 /** What a schedule's options may name. */
-const EVERY_OPTIONS = ["catchUp", "overlap", "start"];
+const EVERY_OPTIONS = ["id", "catchUp", "overlap", "start", "maxRuns", "stopAt"];
 const CRON_OPTIONS = ["timezone", ...EVERY_OPTIONS];
 /** Lets only the Scheduler make Schedules. */
 const secret = Symbol("Schedule");
@@ -111,12 +117,15 @@ class Recurrence {
   waiting = false;
   /** @type {Schedule} */
   schedule;
+  /** @type {{ maxRuns: number | undefined, stopAt: number | undefined }} */
+  limits;
 
-  constructor(rule, fn, catchUp, overlap) {
+  constructor(rule, fn, catchUp, overlap, limits) {
     this.rule = rule;
     this.fn = fn;
     this.catchUp = catchUp;
     this.overlap = overlap;
+    this.limits = limits;
   }
 }
 
@@ -127,15 +136,15 @@ let nextScheduleId = 1;
  * its counters, and cancel/pause/resume.
  */
 export class Schedule {
-  /** A name unique in this process ("schedule-1", ...). */
+  /** Its name: the `id` option, or one unique in this process ("schedule-1", ...). */
   id;
   #r;
   #host;
 
   /** Made by Scheduler#every and Scheduler#cron only. */
-  constructor(token, r, host) {
+  constructor(token, r, host, id) {
     if (token !== secret) throw new TypeError("a Schedule is made by Scheduler#every() or Scheduler#cron()");
-    this.id = `schedule-${nextScheduleId++}`;
+    this.id = id ?? `schedule-${nextScheduleId++}`;
     this.#r = r;
     this.#host = host;
   }
@@ -146,7 +155,7 @@ export class Schedule {
     return r.state === "active" && r.due !== undefined ? new Date(r.due) : undefined;
   }
 
-  /** "active", "paused", "cancelled" (by cancel()) or "ended" (the rule has no more occurrences, or the scheduler was closed). */
+  /** "active", "paused", "cancelled" (by cancel()) or "ended" (the rule has no more occurrences, maxRuns or stopAt was reached, or the scheduler was closed). */
   get state() {
     return this.#r.state;
   }
@@ -178,11 +187,22 @@ export class Schedule {
   }
 
   /**
-   * Runs occurrences again, from the first one at or after now (those due while it was
-   * paused do not run); false when it was not paused.
+   * Runs occurrences again: the one pending when it was paused comes back, and if it was
+   * due meanwhile, catchUp decides what runs ("one": the latest missed one, at once; "all":
+   * each; "none": none, the next on time), as on every engine; false when it was not paused.
    */
   resume() {
     return this.#host.resume(this.#r);
+  }
+
+  /** One extra run now (Scheduler#trigger): true when it ran. */
+  trigger() {
+    return this.#host.trigger(this.#r);
+  }
+
+  /** The next `n` occurrences as Dates (Scheduler#nextRuns). */
+  nextRuns(n) {
+    return this.#host.nextRuns(this.#r, n);
   }
 
   get [Symbol.toStringTag]() {
@@ -207,6 +227,8 @@ export class Scheduler extends Emitter {
   #cron;
   /** Schedules that are active or paused. */
   #schedules = new Set();
+  /** The same, by id. */
+  #byId = new Map();
   /** Active schedules (each has its one pending item). */
   #active = new Set();
   /** The take-timeout that re-reads the clocks' offset while a schedule is active; 0 when none. */
@@ -218,6 +240,8 @@ export class Scheduler extends Emitter {
     cancel: (r) => this.#cancelSchedule(r),
     pause: (r) => this.#pauseSchedule(r),
     resume: (r) => this.#resumeSchedule(r),
+    trigger: (r) => this.#trigger(r),
+    nextRuns: (r, n) => this.#nextRuns(r, n),
   };
 
   /**
@@ -298,12 +322,12 @@ export class Scheduler extends Emitter {
     checkPeriod(periodMs);
     checkFn(fn);
     const o = knownOptions(opts, EVERY_OPTIONS, "every()");
-    const { catchUp: mode, overlap } = this.#common(o);
+    const common = this.#common(o);
     const start = startOf(o.start);
     const now = Date.now();
     const rule = new EveryRule(periodMs, start ?? defaultStart(now, periodMs, "periodMs"));
     this.#tl.open();
-    return this.#begin(rule, fn, mode, overlap, now, o.start === undefined ? "periodMs" : "start");
+    return this.#begin(rule, fn, common, now, o.start === undefined ? "periodMs" : "start");
   }
 
   /**
@@ -325,7 +349,7 @@ export class Scheduler extends Emitter {
     }
     checkFn(fn);
     const o = knownOptions(opts, CRON_OPTIONS, "cron()");
-    const { catchUp: mode, overlap } = this.#common(o);
+    const common = this.#common(o);
     const start = startOf(o.start);
     const rule = make(expression, o.timezone === undefined ? undefined : { timezone: o.timezone });
     if (typeof rule?.next !== "function" || typeof rule?.latest !== "function")
@@ -336,11 +360,61 @@ export class Scheduler extends Emitter {
     return this.#begin(
       rule,
       fn,
-      mode,
-      overlap,
+      common,
       start === undefined ? now + 1 : Math.max(start, now),
       start === undefined ? "expression" : "start",
     );
+  }
+
+  /** The active or paused schedule named `id` (a Schedule is taken as it is), or undefined. */
+  #recurrence(schedule) {
+    if (schedule instanceof Schedule) {
+      const r = this.#byId.get(schedule.id);
+      return r?.schedule === schedule ? r : undefined;
+    }
+    checkScheduleId(schedule, "schedule");
+    return this.#byId.get(schedule);
+  }
+
+  /**
+   * Runs schedule `schedule` (its id or its Schedule) once now, beside its occurrences: the
+   * run counts (runs, lastRun, maxRuns) and its pending occurrence stays where it is. With
+   * overlap false it does not run while a run of the schedule lasts (its promise pending):
+   * false then, and nothing is counted. A paused schedule runs and stays paused. False for
+   * a schedule that is cancelled, ended or unknown.
+   * @example
+   * scheduler.trigger("nightly-report");
+   */
+  trigger(schedule) {
+    const r = this.#recurrence(schedule);
+    return r === undefined ? false : this.#trigger(r);
+  }
+
+  /**
+   * The next `n` (1 to 100) occurrences of schedule `schedule` (its id or its Schedule), as
+   * Dates, computed from its rule: the pending one first, none after stopAt, no more than
+   * maxRuns leaves; for a paused schedule, the ones resume() would run from now. Empty for a
+   * schedule that is cancelled, ended or unknown.
+   */
+  nextRuns(schedule, n) {
+    checkNextRuns(n);
+    const r = this.#recurrence(schedule);
+    return r === undefined ? [] : this.#nextRuns(r, n);
+  }
+
+  #trigger(r) {
+    if (r.state !== "active" && r.state !== "paused") return false;
+    if (r.running > 0 && !r.overlap) return false;
+    this.#runOccurrence(r, Date.now());
+    return true;
+  }
+
+  #nextRuns(r, n) {
+    checkNextRuns(n);
+    let first;
+    if (r.state === "active" || r.state === "paused") first = r.due;
+    else return [];
+    return nextRunsOf(r.rule, first, n, { ...r.limits, runs: r.runs }).map((t) => new Date(t));
   }
 
   /** Forgets a pending callback; false when the handle names none (it ran, or was cancelled). */
@@ -389,12 +463,17 @@ export class Scheduler extends Emitter {
     return d !== null && !Number.isNaN(d.deadlineOf(handle)) && this.#tl.values.named(handle) instanceof Recurrence;
   }
 
-  /** catchUp and overlap, checked, with their defaults. */
+  /** id, catchUp, overlap, maxRuns and stopAt, checked, with their defaults. */
   #common(o) {
-    const { catchUp: mode = "one", overlap = false } = o;
+    const { id, catchUp: mode = "one", overlap = false } = o;
+    if (id !== undefined) {
+      checkScheduleId(id, "options.id");
+      if (this.#byId.has(id))
+        throw new RangeError(`options.id ${JSON.stringify(id)} names a schedule of this scheduler already`);
+    }
     checkCatchUp(mode);
     checkBoolean(overlap, "overlap");
-    return { catchUp: mode, overlap };
+    return { id, catchUp: mode, overlap, limits: limitsOf(o) };
   }
 
   /**
@@ -402,13 +481,15 @@ export class Scheduler extends Emitter {
    * when it has none up to the latest instant (a RangeError naming `name`, the argument that
    * chose `from`) or the host refuses the timer.
    */
-  #begin(rule, fn, mode, overlap, from, name) {
+  #begin(rule, fn, { id, catchUp: mode, overlap, limits }, from, name) {
     const first = firstOccurrence(rule, from, name);
-    const r = new Recurrence(rule, fn, mode, overlap);
+    if (limits.stopAt !== undefined && first > limits.stopAt) throw stopAtBefore(limits.stopAt, first);
+    const r = new Recurrence(rule, fn, mode, overlap, limits);
     r.due = first;
-    r.schedule = new Schedule(secret, r, this.#host);
+    r.schedule = new Schedule(secret, r, this.#host, id);
     this.#activate(r);
     this.#schedules.add(r);
+    this.#byId.set(r.schedule.id, r);
     return r.schedule;
   }
 
@@ -454,12 +535,8 @@ export class Scheduler extends Emitter {
   #resumeSchedule(r) {
     if (r.state !== "paused") return false;
     this.#tl.open();
-    const first = firstAtOrAfter(r.rule, Date.now());
-    if (first === undefined) {
-      this.#end(r, "ended");
-      return true;
-    }
-    r.due = first;
+    // The occurrence it was waiting for when paused comes back: if it was due meanwhile, the
+    // schedule fell behind, and catchUp decides what runs, as for a process that was down.
     this.#activate(r); // throws, still paused, if the host refuses the timer
     r.state = "active";
     return true;
@@ -478,6 +555,7 @@ export class Scheduler extends Emitter {
     if (this.#tl.deadlines !== null) this.#unplace(r);
     else this.#active.delete(r);
     this.#schedules.delete(r);
+    if (this.#byId.get(r.schedule.id) === r) this.#byId.delete(r.schedule.id);
     r.state = state;
     r.due = undefined;
   }
@@ -584,7 +662,12 @@ export class Scheduler extends Emitter {
       this.#place(r, Math.min(this.#offset, this.#tl.clock.offset().low));
       return;
     }
-    const { run, next } = catchUp(r.rule, r.due, wall, r.catchUp);
+    let { run, next } = catchUp(r.rule, r.due, wall, r.catchUp);
+    const { stopAt } = r.limits;
+    if (stopAt !== undefined) {
+      if (run !== undefined && run > stopAt) run = undefined; // a catch-up "one" past the end
+      if (next !== undefined && next > stopAt) next = undefined;
+    }
     if (run !== undefined && r.running > 0 && !r.overlap && run <= r.began) {
       // Missed before the running run began (a catch-up "all"): not an overrun, so not
       // skipped; it waits for that run to end (#settled places it again).
@@ -612,6 +695,10 @@ export class Scheduler extends Emitter {
     r.runs++;
     r.lastRun = due;
     r.began = Date.now();
+    if (r.limits.maxRuns !== undefined && r.runs >= r.limits.maxRuns && r.state !== "ended") {
+      this.#end(r, "ended"); // its last run: no occurrence stays pending
+      this.#rearm();
+    }
     if (this[HEARD]("occurrence")) {
       this[POST]("occurrence", { schedule: r.schedule.id, due, lateness: Math.max(0, Date.now() - due) });
     }

@@ -243,10 +243,17 @@ export interface DurableEngineStats {
   paused: boolean;
   /** Ms until the head's deadline (negative when overdue), or undefined when none is pending. */
   headDelay: number | undefined;
-  /** This process: wake-ups of the consumer, those that found nothing due yet, deliveries, and deliveries after the first. */
+  /** This process: wake-ups of the consumer, those that found nothing due yet, and deliveries. */
   wakes: number;
   earlyWakes: number;
   delivered: number;
+  /** This process: deliveries after the first (attempt ≥ 2), whatever ended the attempt before (a nack, an expired lease, a reset). */
+  retried: number;
+  /**
+   * This process: deliveries whose previous attempt never finished (a lease expired, an object
+   * was reset), as the `redelivered` event and the `tarry.queue.redelivered` counter count
+   * them. Before this version it counted every delivery after the first: that is `retried`.
+   */
   redelivered: number;
   /** This process: ms between deadline and delivery (median, 99th percentile, max). */
   latenessP50: number;
@@ -315,8 +322,29 @@ export interface DurableEngine<
   schedule(id: string, rule: ScheduleRule, value: T, options?: ScheduleOptions): Promise<ScheduleInfo<T>>;
   /** Removes a schedule and its pending occurrence (a run in flight finishes): true if there was one. */
   unschedule(id: string): Promise<boolean>;
-  /** Every schedule of the queue, by id. */
+  /** Every schedule of the queue, by id: one that ended (its rule, maxRuns or stopAt) stays, with no nextRun. */
   schedules(): Promise<ScheduleInfo<T>[]>;
+  /** Places no new occurrence of the schedule `id` until resumeSchedule() (a run in flight finishes): true if it was running. */
+  pauseSchedule(id: string): Promise<boolean>;
+  /**
+   * Places again the occurrence the schedule `id` waited for when paused; if it came due
+   * meanwhile, catchUp decides what runs: true if it was paused.
+   */
+  resumeSchedule(id: string): Promise<boolean>;
+  /**
+   * One extra run of the schedule `id` now, an occurrence due now (`<id>@<now>`): it counts
+   * as a run (runs, lastRun, maxRuns), the pending occurrence stays. With overlap false,
+   * while a run of the schedule lasts (handed out, or waiting for its retry), nothing is
+   * added and it resolves false; false too for an ended schedule or none. A paused schedule
+   * runs and stays paused.
+   */
+  trigger(id: string): Promise<boolean>;
+  /**
+   * The next `n` (1 to 100) occurrences of the schedule `id` (epoch ms), from its rule: the
+   * pending one first, none after stopAt, no more than maxRuns leaves. Reads the schedule
+   * only; empty for an ended schedule or none.
+   */
+  nextRuns(id: string, n: number): Promise<number[]>;
   /** Refuses later calls and resolves once those already made have finished. */
   close(): Promise<void>;
   /** close(), for `await using`. */
@@ -350,6 +378,19 @@ export interface ScheduleOptions {
    * phase). cron: no occurrence before it (default now).
    */
   start?: number | Date;
+  /**
+   * The runs after which the schedule ends (a whole number ≥ 1; a run now, `trigger()`,
+   * counts): its last run leaves no occurrence pending. Default: no limit.
+   */
+  maxRuns?: number;
+  /** No occurrence after this instant (a Date or epoch ms): the schedule ends at the last one at or before it. */
+  stopAt?: number | Date;
+}
+
+/** Options of Scheduler#every: a schedule's, and its name. */
+export interface SchedulerScheduleOptions extends ScheduleOptions {
+  /** The schedule's id (unique among this scheduler's active and paused schedules). Default: "schedule-N". */
+  id?: string;
 }
 
 /** A durable schedule's rule: a fixed rate (`every` ms), or a cron expression in an IANA time zone (default "UTC"). */
@@ -377,6 +418,12 @@ export type ScheduleInfo<T = unknown> = (
   runs: number;
   /** Occurrences skipped because the previous run was still running (overlap: false; always 0 on a DurableDelayQueue). */
   skipped: number;
+  /** The runs after which it ends, or undefined. */
+  maxRuns: number | undefined;
+  /** The instant after which no occurrence is due (epoch ms), or undefined. */
+  stopAt: number | undefined;
+  /** Whether pauseSchedule() paused it. */
+  paused: boolean;
 };
 
 // ---- in memory ------------------------------------------------------------------------------
@@ -663,7 +710,7 @@ export interface OccurrenceRule {
 }
 
 /** Options of Scheduler#cron. */
-export interface CronScheduleOptions extends ScheduleOptions {
+export interface CronScheduleOptions extends SchedulerScheduleOptions {
   /** The IANA time zone the expression is read in. Default: "UTC". */
   timezone?: string;
 }
@@ -673,11 +720,11 @@ export interface Scheduler extends QueueEvents<SchedulerEvents> {}
 
 /** A recurring schedule, as Scheduler#every and Scheduler#cron return it. */
 export interface Schedule {
-  /** A name unique in this process. */
+  /** Its name: the `id` option, or "schedule-N", unique in this process. */
   readonly id: string;
   /** When the next occurrence is due; undefined when none will run (paused, cancelled or ended). */
   nextRun(): Date | undefined;
-  /** "ended": the rule has no more occurrences, or the scheduler was closed. */
+  /** "ended": the rule has no more occurrences, maxRuns or stopAt was reached, or the scheduler was closed. */
   readonly state: "active" | "paused" | "cancelled" | "ended";
   /** Occurrences run so far. */
   readonly runs: number;
@@ -689,8 +736,12 @@ export interface Schedule {
   cancel(): boolean;
   /** Stops running occurrences until resume(); false when it was not active. */
   pause(): boolean;
-  /** Runs again from the first occurrence at or after now; false when it was not paused. */
+  /** Runs again: the occurrence pending when paused comes back, catchUp deciding if it was due meanwhile; false when it was not paused. */
   resume(): boolean;
+  /** One extra run now (Scheduler#trigger); false when it did not run. */
+  trigger(): boolean;
+  /** The next `n` (1 to 100) occurrences (Scheduler#nextRuns). */
+  nextRuns(n: number): Date[];
   readonly [Symbol.toStringTag]: string;
 }
 
@@ -720,13 +771,26 @@ export declare class Scheduler {
    * Runs `fn(due)` at a fixed rate, on the scheduler's one timer: occurrence k is due at
    * start + k·periodMs (a whole number of ms), never drifting with the time runs take.
    */
-  every(periodMs: number, fn: (due: Date) => unknown, options?: ScheduleOptions): Schedule;
+  every(periodMs: number, fn: (due: Date) => unknown, options?: SchedulerScheduleOptions): Schedule;
   /**
    * Runs `fn(due)` at the occurrences of a cron expression (five fields, or six with
    * seconds first) in `timezone` (IANA, default "UTC"), with Vixie cron's rule at
    * daylight-saving changes. Needs `new Scheduler({ cron })`, `cron` from tarry-queue/cron.
    */
   cron(expression: string, fn: (due: Date) => unknown, options?: CronScheduleOptions): Schedule;
+  /**
+   * Runs a schedule (its id or its Schedule) once now, beside its occurrences: the run counts
+   * (runs, lastRun, maxRuns), its pending occurrence stays. With overlap false, while a run of
+   * it lasts, nothing runs and it returns false; false too for a cancelled, ended or unknown
+   * schedule. A paused schedule runs and stays paused.
+   */
+  trigger(schedule: string | Schedule): boolean;
+  /**
+   * The next `n` (1 to 100) occurrences of a schedule (its id or its Schedule), from its rule:
+   * none after stopAt, no more than maxRuns leaves; a paused one's from the occurrence resume() places. Empty for a
+   * cancelled, ended or unknown schedule.
+   */
+  nextRuns(schedule: string | Schedule, n: number): Date[];
   /** Forgets a pending callback; false when the handle names none. */
   cancel(handle: Handle): boolean;
   /** Moves a pending callback to `delayMs` from now; false when the handle names none. */

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Style kept by tools, not by review: rustfmt, clippy (natively and for wasm32; for the
 # component crate also wasm32-wasip2; warnings are errors), Biome (format and lint of js/,
-# www/, bench/, scripts/, tests/, examples/), luacheck (the Redis scripts as Redis runs
+# www/, bench/, scripts/, tests/, examples/, tools/), luacheck (the Redis scripts as Redis runs
 # them, and js/redis/lua.js built from them: scripts/lua.mjs), and the docs' own lint
 # (scripts/docs/check.mjs, also `npm run docs:check`: links and anchors, no first person,
 # issue numbers or commit hashes, a runner for every code block, README.md within 300 lines).

@@ -2,7 +2,7 @@
 # Installs what the Redis layer needs, idempotently and fast when present: Debian's
 # redis-server (which brings redis-cli), for its tests, benchmark and example, and Debian's
 # lua-check (luacheck), which scripts/lint.sh runs on its Lua scripts. The tests start private
-# instances on free loopback ports (tests/redis/redis-server.mjs), so the service the package
+# instances on free loopback ports (tools/redis-server.mjs), so the service the package
 # may start is not used. ioredis and bullmq are npm devDependencies (scripts/setup.sh).
 set -euo pipefail
 

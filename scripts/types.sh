@@ -5,7 +5,9 @@
 #      wasm-bindgen generates for dist/tarry.js, so that a renamed or changed method of
 #      src/binding/mod.rs fails here in the face that calls it;
 #   2. the hand-written public .d.ts against the JS, export by export and signature by
-#      signature (tests/types/surface.test.mjs).
+#      signature (tests/types/surface.test.mjs);
+#   3. every JS and TS code block of README.md and docs/ under tsc --strict, module nodenext,
+#      with its runner's environment types (tests/types/docs.test.mjs).
 # TypeScript comes from tests/types/ (its own lockfile; scripts/setup-consumers.sh).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -25,4 +27,4 @@ if [ ! -f dist/tarry.d.ts ] || [ dist/tarry.js -nt dist/tarry.d.ts ]; then
 fi
 
 tests/types/node_modules/.bin/tsc -p tsconfig.json
-node --test --test-reporter=spec --test-timeout=120000 tests/types/surface.test.mjs
+node --test --test-reporter=spec --test-timeout=120000 tests/types/surface.test.mjs tests/types/docs.test.mjs

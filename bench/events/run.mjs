@@ -6,7 +6,7 @@
 // the three interleaved over rounds (their order rotating), medians of ns per operation:
 //   - DelayQueue: offer + poll of an item already due (the in-memory hot path);
 //   - DelayQueue: offer + take() of an item already due;
-//   - DurableDelayQueue: deliver() of due items, on the fake storage (tests/js/durable-storage.mjs);
+//   - DurableDelayQueue: deliver() of due items, on the fake storage (tools/durable-storage.mjs);
 //   - RedisDelayQueue: take + ack on a private redis-server (round trips dominate), and with
 //     another queue observing (observe: true) so that the scripts append to the stream.
 // And the guard itself: the check a queue makes before it builds an event, alone.
@@ -69,9 +69,9 @@ const rounds = Number(flag("--rounds") ?? 5);
 await import("../../js/node.js");
 const { DelayQueue } = await import("tarry-queue");
 const { DurableDelayQueue } = await import("../../js/durable/queue.js");
-const { FakeStorage } = await import("../../tests/js/durable-storage.mjs");
+const { FakeStorage } = await import("../../tools/durable-storage.mjs");
 const { RedisDelayQueue } = await import("tarry-queue/redis");
-const { startRedis } = await import("../../tests/redis/redis-server.mjs");
+const { startRedis } = await import("../../tools/redis-server.mjs");
 const { metrics } = await import("@opentelemetry/api");
 const { MeterProvider, MetricReader, AggregationTemporality } = await import("@opentelemetry/sdk-metrics");
 

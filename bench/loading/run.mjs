@@ -22,7 +22,7 @@ import { extname, join, resolve, sep } from "node:path";
 import { fileURLToPath } from "node:url";
 import { brotliCompressSync, constants, gzipSync } from "node:zlib";
 import { chromium } from "playwright-core";
-import { args as chromiumArgs, executablePath } from "../../tests/browser/chromium.mjs";
+import { args as chromiumArgs, executablePath } from "../../tools/chromium.mjs";
 import { provenance } from "../provenance.mjs";
 import { render, VARIANTS } from "./report.mjs";
 

@@ -4,7 +4,7 @@
 // message is printed as a JSON line.
 
 import { fork } from "node:child_process";
-import { startRedis } from "../../tests/redis/redis-server.mjs";
+import { startRedis } from "../../tools/redis-server.mjs";
 
 /** @param {string} file the script, run with --child */
 export async function runCounts(file) {

@@ -25,7 +25,7 @@ import { execFileSync, fork } from "node:child_process";
 import { readFileSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import { fileURLToPath } from "node:url";
-import { startRedis } from "../../tests/redis/redis-server.mjs";
+import { startRedis } from "../../tools/redis-server.mjs";
 import { render, summarise } from "./report.mjs";
 import { runSchedules } from "./schedules.mjs";
 import { runShards } from "./shards.mjs";

@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// One queue on a Redis Cluster of three primaries it starts (tests/redis/redis-server.mjs),
+// One queue on a Redis Cluster of three primaries it starts (tools/redis-server.mjs),
 // with `shards: 1` and `shards: 3`, interleaved over rounds:
 //
 //   node bench/redis/shards.mjs [--rounds R] [--n N]     default: 3 rounds, 2·10^4 items
@@ -69,7 +69,7 @@ const median = (xs) => {
  * @param {{ rounds?: number, n?: number, log?: (run: object) => void }} [o]
  */
 export async function runShards({ rounds = 3, n = 20_000, log = () => {} } = {}) {
-  const { startCluster } = await import("../../tests/redis/redis-server.mjs");
+  const { startCluster } = await import("../../tools/redis-server.mjs");
   const { Cluster } = await import("ioredis");
   const { RedisDelayQueue } = await import("tarry-queue/redis");
   const cluster = await startCluster(3);

@@ -1,10 +1,10 @@
 // The growth workload in headless Chromium: Debian's /usr/bin/chromium driven by
-// playwright-core, as the browser tests do (tests/browser/chromium.mjs), one fresh browser
-// per run, the repository served by scripts/serve.mjs. Full GCs come from a Chromium trace
+// playwright-core, as the browser tests do (tools/chromium.mjs), one fresh browser
+// per run, the repository served by tools/serve.mjs. Full GCs come from a Chromium trace
 // ("MajorGC" events): pages have no PerformanceObserver for collections.
 
 import { chromium } from "playwright-core";
-import { serve } from "../../scripts/serve.mjs";
+import { serve } from "../../tools/serve.mjs";
 import { spent } from "../processes.mjs";
 
 const executablePath = process.env.CHROMIUM ?? "/usr/bin/chromium";

@@ -8,7 +8,7 @@ import { fork } from "node:child_process";
 import { fileURLToPath } from "node:url";
 import { setTimeout as sleep } from "node:timers/promises";
 import { RedisDelayQueue } from "tarry-queue/redis";
-import { startRedis } from "../../tests/redis/redis-server.mjs";
+import { startRedis } from "../../tools/redis-server.mjs";
 
 const [role, redisUrl, workerName] = process.argv.slice(2);
 const t0 = Number(process.env.T0 ?? Date.now());

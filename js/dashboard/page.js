@@ -75,6 +75,7 @@ table{width:100%;border-collapse:collapse;background:var(--card);border:1px soli
 th,td{text-align:left;padding:.4rem .6rem;border-bottom:1px solid var(--line);vertical-align:top}
 th{color:var(--mute);font-weight:500;font-size:.85rem}
 td.id,td.value{font-family:ui-monospace,monospace;word-break:break-all}
+td.actions{white-space:nowrap}
 td pre{margin:0;white-space:pre-wrap;max-height:6.5em;overflow:auto;font-size:.8rem}
 .muted{color:var(--mute)}
 .narrow{width:5rem}.wide{min-width:22rem}
@@ -468,10 +469,18 @@ function app() {
 
   function schedules() {
     const can = state.authorized;
+    /** What each button says, did, and says when the schedule could not (it changed meanwhile). */
+    const changes = {
+      pauseSchedule: ["Pause", "paused", "was not running"],
+      resumeSchedule: ["Resume", "resumed", "was not paused"],
+      trigger: ["Run now", "ran now", "did not run (a run lasts, or it ended)"],
+      unschedule: ["Remove", "removed", "is no longer a schedule"],
+    };
     const act = (what, id) => async () => {
       try {
         const { done } = await api(q(what), { id });
-        say(done ? `removed the schedule ${id}` : `${id} is no longer a schedule`);
+        const [, did, not] = changes[what];
+        say(done ? `${did} the schedule ${id}` : `${id} ${not}`);
       } catch (e) {
         say(`${what} ${id}: ${e.message}`, true);
       }
@@ -484,7 +493,7 @@ function app() {
         {},
         h("td", { class: "id" }, s.id),
         h("td", {}, s.rule),
-        h("td", {}, when(s.nextRun)),
+        h("td", {}, s.paused ? "paused" : when(s.nextRun)),
         h(
           "td",
           {},
@@ -499,20 +508,23 @@ function app() {
         valueCell(s),
         h(
           "td",
-          {},
-          state.actions.includes("unschedule")
-            ? h(
+          { class: "actions" },
+          ...Object.keys(changes)
+            .filter((what) => state.actions.includes(what))
+            .filter((what) => (what === "pauseSchedule" ? !s.paused : what === "resumeSchedule" ? s.paused : true))
+            .map((what) =>
+              h(
                 "button",
                 {
                   type: "button",
-                  class: "danger",
+                  class: what === "unschedule" ? "danger" : undefined,
                   disabled: !can,
-                  onclick: act("unschedule", s.id),
-                  "data-action": "unschedule",
+                  onclick: act(what, s.id),
+                  "data-action": what,
                 },
-                "Remove",
-              )
-            : null,
+                changes[what][0],
+              ),
+            ),
         ),
       ),
     );

@@ -3,6 +3,7 @@
 // engine contract's methods only (`schedules()`, and `get()` of the last run's occurrence,
 // whose id is `<schedule id>@<its due time>`). The one place that says what an outcome is:
 //
+//   due       a run now (trigger) waits for its first delivery
 //   running   the occurrence is handed out and not settled yet
 //   retrying  it failed and waits for its next attempt
 //   failed    it is a dead letter (its reason beside it)
@@ -46,6 +47,6 @@ async function scheduleShown(queue, s, values) {
 function outcomeOf(item) {
   if (item === undefined) return "done";
   if (item.state === "inFlight") return "running";
-  if (item.state === "pending") return "retrying";
+  if (item.state === "pending") return item.attempt > 0 ? "retrying" : "due";
   return "failed";
 }

@@ -176,9 +176,12 @@ async function handOut(store, now, outcome) {
     const lateness = Math.max(0, Date.now() - head.deadline);
     store.lateness[c.delivered % LATENESS_SAMPLES] = lateness;
     c.delivered++;
-    if (head.attempt > 1) c.redelivered++;
+    if (head.attempt > 1) c.retried++;
     const { id, attempt, deadline } = head;
-    if (unfinished) store.tell("redelivered", { id, attempt: attempt - 1 }); // the attempt that never finished
+    if (unfinished) {
+      c.redelivered++;
+      store.tell("redelivered", { id, attempt: attempt - 1 }); // the attempt that never finished
+    }
     store.tell("delivered", { id, attempt, deadline, lateness });
     return head;
   }

@@ -77,7 +77,7 @@ async function heal(store) {
   const change = { adds: [], next: store.next, schedulePuts: [] };
   for (const s of store.schedules.values()) {
     const id = pendingId(s);
-    if (id === undefined || store.items.has(id)) continue;
+    if (id === undefined || s.paused || store.items.has(id)) continue;
     const from = Math.max(Date.now(), s.last === null ? Number.NEGATIVE_INFINITY : s.last + 1);
     const due = s.rule.next(Math.ceil(from) - 1) ?? null;
     const schedule = { ...s, due };

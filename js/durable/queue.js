@@ -243,6 +243,26 @@ export class DurableDelayQueue extends Emitter {
     return schedules.unschedule(this.#store, id);
   }
 
+  /** Pauses the schedule `id` (./schedules.js pauseSchedule). */
+  pauseSchedule(id) {
+    return schedules.pauseSchedule(this.#store, id);
+  }
+
+  /** Resumes the schedule `id` (./schedules.js resumeSchedule). */
+  resumeSchedule(id) {
+    return schedules.resumeSchedule(this.#store, id);
+  }
+
+  /** Runs the schedule `id` once now (./schedules.js trigger). */
+  trigger(id) {
+    return schedules.trigger(this.#store, id);
+  }
+
+  /** The next `n` occurrences of the schedule `id` (./schedules.js nextRuns). */
+  nextRuns(id, n) {
+    return schedules.nextRuns(this.#store, id, n);
+  }
+
   schedules() {
     return schedules.schedules(this.#store);
   }

@@ -61,7 +61,7 @@ export class Store {
   delivery = Promise.resolve();
   /** @type {Promise<void> | null} */
   closing = null;
-  counters = { wakes: 0, earlyWakes: 0, delivered: 0, redelivered: 0 };
+  counters = { wakes: 0, earlyWakes: 0, delivered: 0, retried: 0, redelivered: 0 };
   lateness = new Float64Array(LATENESS_SAMPLES);
 
   constructor(queue, storage, prefix, maxAttempts, name) {

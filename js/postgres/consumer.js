@@ -45,7 +45,7 @@ export class Consumer {
   settling = new Set();
   /** Running handlers' jobs, their leases extended while they run. @type {Set<RedisJob>} */
   #held = new Set();
-  figures = { wakes: 0, earlyWakes: 0, messages: 0, delivered: 0, redelivered: 0, released: 0 };
+  figures = { wakes: 0, earlyWakes: 0, messages: 0, delivered: 0, retried: 0, redelivered: 0, released: 0 };
   lateness = new Lateness();
   #ear = {
     heard: (/** @type {string} */ kind, /** @type {number} */ deadline) => {
@@ -219,6 +219,7 @@ export class Consumer {
       const lateness = Math.max(0, r.at - r.deadline);
       this.lateness.record(lateness);
       this.figures.delivered++;
+      if (r.attempt > 1) this.figures.retried++;
       q.tell("delivered", () => ({ id, attempt: r.attempt, deadline: r.deadline, lateness }));
       taker.resolve(job);
     }

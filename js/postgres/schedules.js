@@ -87,6 +87,12 @@ export class PostgresSchedules {
         if (!held) gone = old.due;
       }
       const { schedule: s, first: due } = planSchedule(old, spec, JSON.parse(json), cron, now, gone);
+      // Checked as on every engine, then refused rather than ignored (the transaction rolls
+      // back): Postgres does not keep them yet.
+      for (const k of /** @type {const} */ (["maxRuns", "stopAt"])) {
+        if (spec[k] !== undefined)
+          throw new TypeError(`options.${k} is not supported by PostgresDelayQueue yet: the schedule was not changed`);
+      }
       const version = row === undefined ? 1 : Number(row.version) + (due === undefined ? 0 : 1);
       if (due !== undefined) {
         if (old && old.due !== null) await run(st.unplace, [q, idBytes(occurrenceId(spec.id, old.due)), sid]);

@@ -7,6 +7,11 @@
 // script is run on the connection (which flushes it first, so order holds), or after the
 // turn's pending I/O callbacks (setImmediate), whichever comes first. A consumer's handlers
 // that finish in one turn so ack in one script, sent just before the take that follows them.
+//
+// A call whose entries go in several runs (offerMany of more than 500 items) resolves when
+// all of them have answered; when some fail, it rejects with PartlyDone, naming the entries
+// whose runs answered (each run is atomic: those took effect, the others did not or, for a
+// run with no reply, may have).
 
 import { setImmediate } from "node:timers";
 
@@ -93,9 +98,38 @@ export class Batcher {
       const last = Math.floor((c.end - 1) / size);
       const from = c.start - first * size;
       const to = c.end - first * size;
-      if (first === last) runs[first].then((results) => c.resolve(results.slice(from, to)), c.reject);
-      else
-        Promise.all(runs.slice(first, last + 1)).then((results) => c.resolve(results.flat().slice(from, to)), c.reject);
+      if (first === last) {
+        runs[first].then((results) => c.resolve(results.slice(from, to)), c.reject);
+        continue;
+      }
+      Promise.allSettled(runs.slice(first, last + 1)).then((settled) => {
+        const failed = settled.find((r) => r.status === "rejected");
+        if (!failed) return c.resolve(settled.flatMap((r) => /** @type {any} */ (r).value).slice(from, to));
+        /** @type {number[]} */
+        const done = [];
+        settled.forEach((r, k) => {
+          if (r.status !== "fulfilled") return;
+          const run = first + k;
+          const end = Math.min(c.end, (run + 1) * size);
+          for (let j = Math.max(c.start, run * size); j < end; j++) done.push(j - c.start);
+        });
+        c.reject(new PartlyDone(failed.reason, done));
+      });
     }
+  }
+}
+
+/**
+ * A call whose entries went in several runs, some of which failed: `done` are the indexes (in
+ * the call's entries) of those whose run answered, so took effect; `cause` is the first failure.
+ */
+export class PartlyDone extends Error {
+  /**
+   * @param {unknown} cause
+   * @param {number[]} done
+   */
+  constructor(cause, done) {
+    super(String(/** @type {any} */ (cause)?.message ?? cause), { cause });
+    this.done = done;
   }
 }

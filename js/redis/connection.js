@@ -11,8 +11,8 @@
 //   into one script run (offers, acks: js/redis/batch.js) are sent before any other script is.
 //   On a plain Redis the calls of every queue on the client sent in one turn go in one run
 //   (js/redis/gather.js), each on its own keys, in the order they were sent.
-// - Scripts by SHA, never overtaken. Redis runs every script as a function of one library
-//   (js/redis/lua.js), so it has all of them or none. The first call after the connection is
+// - Scripts by SHA, never overtaken (js/redis/eval.js). Redis runs every script as a function
+//   of one library (js/redis/lua.js), so it has all of them or none. The first call after the connection is
 //   made goes as EVAL, in its own place in the line (it loads the library for the calls behind
 //   it); later ones by SHA (EVALSHA). A NOSCRIPT anyway (SCRIPT FLUSH while connected) then
 //   comes back for every call on its way after it too, none of which ran: each is sent again,
@@ -30,13 +30,17 @@
 //   answered or refused in turn: one that ioredis still retries can run before a call made
 //   earlier that it handed back (its retries are bounded per call). With a client that is no
 //   Cluster, such a refusal means the server is a cluster node: the call rejects saying so.
-// - Bounded. Every call settles within `commandTimeout` ms of being made: a call still waiting
-//   for a connection then rejects, never sent, with the last connection error as its cause; a
-//   call sent and not answered rejects saying it may or may not have been applied; a call
-//   still refused because its slot was migrating rejects saying so. One alarm (js/redis/alarms.js,
-//   on the process's one host timer, not holding the process open) is armed for the oldest
-//   call's limit while calls are on their way, none otherwise; one more while refused calls
-//   wait to be sent again.
+// - Bounded, with flow control. At most WINDOW calls are on their way at once; the others wait
+//   in line. A call still waiting for a connection `commandTimeout` ms after it was made
+//   rejects, never sent, with the last connection error as its cause; a call that waited for
+//   the window gets its `commandTimeout` from when it is sent, so the limit measures Redis not
+//   answering, not this connection's own line; a call sent and not answered rejects saying it
+//   may or may not have been applied, and the calls still waiting for the window behind it
+//   reject at once, never sent; a call still refused because its slot was migrating rejects
+//   saying so. WAIT (waitForReplicas) has its own timeout on top. One alarm
+//   (js/redis/alarms.js, on the process's one host timer, not holding the process open) is
+//   armed for the oldest call's limit while calls are on their way, none otherwise; one more
+//   while refused calls wait to be sent again.
 // - Permissions checked. Before its first call, each connection runs the probe script, which
 //   finds what the Redis user may not do (an ACL without the queue's channel, keys or
 //   commands) without changing anything; the calls waiting then reject with an error naming
@@ -50,21 +54,25 @@
 //   Later calls reject with ClosedError.
 
 import { ClosedError } from "../errors.js";
+import { redact } from "../redact.js";
 import { Alarm } from "./alarms.js";
 import { Batcher } from "./batch.js";
+import { ScriptRunner } from "./eval.js";
 import { acquireClient, hubOf, isClient, newServer } from "./client.js";
-import { localNow, moment } from "./clock.js";
+import { localNow } from "./clock.js";
 import {
   connectionLost,
   explain,
+  isClusterRefusal,
   isLasting,
   isMigrating,
-  isNoScript,
   lasting,
   migrating,
   noConnection,
   notACluster,
   noReply,
+  notSent,
+  redacted,
   refusedByAcl,
   selectFailed,
   shardsRefused,
@@ -81,6 +89,7 @@ import { SCRIPTS } from "./scripts.js";
  * @property {(value: any) => void} resolve
  * @property {(error: unknown) => void} reject
  * @property {number} deadline local ms by which it settles
+ * @property {number} limit ms it has to settle once sent (commandTimeout, and what WAIT blocks)
  * @property {number} seq its place among the calls of this connection
  * @property {boolean} sent
  * @property {boolean} inflight sent and not answered yet
@@ -92,9 +101,26 @@ import { SCRIPTS } from "./scripts.js";
 const RETRY_FIRST_MS = 20;
 const RETRY_MAX_MS = 320;
 
+/**
+ * Calls on their way at most (flow control): a batch of many scripts (offerMany of 10^5 items
+ * is 200) goes a few at a time, each with its own time limit from when it is sent, so that a
+ * time limit measures Redis not answering, not the calls in line before it. Eight keep Redis
+ * busy: a script takes far longer to run than a reply to arrive.
+ */
+const WINDOW = 8;
+
 export class Connection {
   /** What this queue knows of its server, until (or unless) its client's hub keeps it for every queue on the client. */
   #own = newServer();
+  /** Running scripts by SHA, and sending them again after a NOSCRIPT (js/redis/eval.js). */
+  #scripts = new ScriptRunner({
+    keys: () => this.#keys,
+    server: () => this.#hub?.server ?? this.#own,
+    client: () => /** @type {Client} */ (this.#client),
+    gather: () => this.#hub?.gather,
+    explain: (e) => explain(e, this.#where),
+    resume: () => this.#send(),
+  });
   /** @type {string | object} */
   #redis;
   #keys;
@@ -129,17 +155,9 @@ export class Connection {
   #backoff = RETRY_FIRST_MS;
   /** Calls sent and not answered: refused calls go again only once there are none (so in one batch, in order). */
   #inflight = 0;
+  /** Whether calls wait to be sent only because WINDOW calls are on their way. */
+  #windowed = false;
   #retry = new Alarm(false, () => this.#sendAgain());
-  /** Whether the library was sent (so loaded) since the client last connected (on the client's hub: once per connection). */
-  get #loaded() {
-    return (this.#hub?.server ?? this.#own).loaded;
-  }
-  set #loaded(loaded) {
-    (this.#hub?.server ?? this.#own).loaded = loaded;
-  }
-  /** Calls sent whose first reply has not come yet; while a NOSCRIPT's calls are sent again, none is sent anew. */
-  #pending = 0;
-  #reloading = false;
   /** Whether the probe found nothing refused on this connection; whether it runs now. */
   #probed = false;
   #probing = false;
@@ -195,7 +213,7 @@ export class Connection {
     this.#redis = redis;
     this.#keys = keys;
     this.#channel = channel;
-    this.#where = { keys, prefix, url: typeof redis === "string" ? redis : undefined };
+    this.#where = { keys, prefix, url: typeof redis === "string" ? redact(redis) : undefined };
     this.#onerror = onerror;
     this.#commandTimeout = commandTimeout;
     this.#owned = !isClient(redis);
@@ -252,22 +270,27 @@ export class Connection {
     for (const [name, b] of this.#batchers) if (name !== script.name) b.flushNow();
     return this.#call(() => {
       const p = typeof params === "function" ? /** @type {() => P} */ (params)() : params;
-      return this.#eval(script, script.argv(p)).then((reply) => script.reply(reply));
+      return this.#scripts.run(script, script.argv(p)).then((reply) => script.reply(reply));
     });
   }
 
   /**
    * Runs a command that is no script (WAIT, CONFIG GET) in its place in the line, like a
-   * script: after the script calls gathered before it (js/redis/gather.js).
+   * script: after the script calls gathered before it (js/redis/gather.js). A command that
+   * blocks on the server for up to `blocks` ms (WAIT's own timeout) has that much longer
+   * than commandTimeout to answer, so that its limit measures Redis not answering, not the
+   * wait it was asked for (the calls behind it, which wait behind it on the connection, may
+   * then be told of their limit as late as its own).
    * @template R
    * @param {(client: Client) => Promise<R>} send
+   * @param {number} [blocks]
    * @returns {Promise<R>}
    */
-  command(send) {
+  command(send, blocks = 0) {
     return this.#call(() => {
       this.#hub?.gather?.flush(); // the scripts gathered go first (WAIT must follow the offer it waits for)
       return send(/** @type {Client} */ (this.#client));
-    });
+    }, blocks);
   }
 
   /**
@@ -312,7 +335,7 @@ export class Connection {
     const said = String(root?.message ?? root);
     if (said === this.#reported) return;
     this.#reported = said;
-    this.#onerror(error);
+    this.#onerror(redacted(error));
   }
 
   /** Rejects later calls; resolves once the calls on their way have settled and what the queue opened is closed. */
@@ -337,17 +360,19 @@ export class Connection {
   /**
    * A call in its place in the line: sent when every call before it has been, once the client is ready.
    * @param {() => Promise<any>} send
+   * @param {number} [blocks] ms it may block on the server beyond commandTimeout (WAIT)
    */
-  #call(send) {
+  #call(send, blocks = 0) {
     if (this.#closed) return Promise.reject(new ClosedError("RedisDelayQueue"));
-    if (this.#fatal) return Promise.reject(this.#fatal);
+    if (this.#fatal) return Promise.reject(redacted(this.#fatal));
     return new Promise((resolve, reject) => {
       /** @type {Call} */
       const call = {
         send,
         resolve,
-        reject,
-        deadline: localNow() + this.#commandTimeout,
+        reject: (e) => reject(redacted(e)),
+        deadline: localNow() + this.#commandTimeout + blocks,
+        limit: this.#commandTimeout + blocks,
         seq: this.#seq++,
         sent: false,
         inflight: false,
@@ -370,12 +395,16 @@ export class Connection {
       return;
     }
     if (!this.#probed) return this.#probe();
-    if (this.#reloading || this.#held.size > 0) return;
-    while (this.#unsent < this.#line.length) {
+    if (this.#scripts.reloading || this.#held.size > 0) return;
+    while (this.#unsent < this.#line.length && this.#inflight < WINDOW) {
       const call = this.#line[this.#unsent++];
       if (call.done) continue;
+      // A call that waited for the window (not for a connection) has its time limit from now:
+      // the limit measures Redis not answering, not this connection's own line.
+      if (this.#windowed) call.deadline = Math.max(call.deadline, localNow() + call.limit);
       this.#dispatch(call);
     }
+    this.#windowed = this.#unsent < this.#line.length;
   }
 
   /**
@@ -401,8 +430,9 @@ export class Connection {
       (e) => {
         this.#answered(call);
         if (call.done) return;
+        if (!this.#client?.isCluster && isClusterRefusal(e))
+          return this.#finish(call, () => call.reject(notACluster(e)));
         if (!isMigrating(e)) return this.#finish(call, () => call.reject(connectionLost(e, this.#where)));
-        if (!this.#client?.isCluster) return this.#finish(call, () => call.reject(notACluster(e)));
         this.#refuse(call, e);
       },
     );
@@ -416,6 +446,7 @@ export class Connection {
     call.inflight = false;
     if (--this.#inflight === 0 && this.#again.length > 0 && !this.#retry.armed)
       this.#retry.set(localNow() + this.#backoff);
+    if (this.#windowed) queueMicrotask(() => this.#send());
   }
 
   /**
@@ -455,7 +486,8 @@ export class Connection {
     if (this.#probing || this.#unsent === this.#line.length) return;
     this.#probing = true;
     const probe = SCRIPTS.probe;
-    this.#eval(probe, probe.argv({ channel: this.#channel, shards: this.#shards }))
+    this.#scripts
+      .run(probe, probe.argv({ channel: this.#channel, shards: this.#shards }))
       .then((reply) => {
         const found = probe.reply(reply);
         const refused = shardsRefused(found, this.#where, this.#shards) ?? refusedByAcl(found, this.#where);
@@ -465,11 +497,13 @@ export class Connection {
         if (this.#held.size === 0) this.#backoff = RETRY_FIRST_MS;
       })
       .catch((e) => {
-        // A permission missing: the calls waiting fail now (the next call probes again).
+        // A permission missing, or a cluster node reached through a client that is no Cluster:
+        // the calls waiting fail now (the next call probes again).
         // A slot migration refused it (it changes nothing, so it may go again): it goes again
         // after the back-off. Anything else (the connection dropped): they wait for the next
         // connection.
         if (isLasting(e)) this.#reject(this.#unsent, /** @type {Error} */ (e));
+        else if (!this.#client?.isCluster && isClusterRefusal(e)) this.#reject(this.#unsent, notACluster(e));
         else if (isMigrating(e) && this.#client?.isCluster) {
           this.#probeRefused = e;
           if (!this.#retry.armed) this.#retry.set(localNow() + this.#backoff);
@@ -530,11 +564,15 @@ export class Connection {
   /** The timer: calls past their limit reject, unsent ones never to be sent. */
   #expire() {
     const now = localNow();
+    let unanswered = false;
     for (let i = this.#head; i < this.#line.length; i++) {
       const call = this.#line[i];
       if (call.deadline > now) break;
       if (call.done) continue;
+      // Waiting for the window: its limit starts when it is sent (or when those before it fail).
+      if (!call.sent && this.#windowed && this.#client?.status === "ready") continue;
       const ms = this.#commandTimeout;
+      if (call.sent && !call.refused) unanswered = true;
       const refused = call.refused ?? (call.sent ? null : this.#probeRefused);
       const error = refused
         ? migrating(ms, this.#where, refused, call.inflight)
@@ -543,7 +581,10 @@ export class Connection {
           : noConnection(ms, this.#where, this.#lastError);
       this.#settle(call, () => call.reject(error));
     }
-    this.#advance();
+    // Redis did not answer a call on its way: the calls waiting for the window behind it are
+    // not sent (so they did not take effect) and reject now, not one window after another.
+    if (unanswered && this.#windowed) this.#reject(this.#unsent, notSent(this.#commandTimeout, this.#where));
+    else this.#advance();
   }
 
   /**
@@ -609,62 +650,6 @@ export class Connection {
     if (client.status === "ready") this.#readies = 1;
     this.#hub = hubOf(client, this.#owned);
     this.#hub.join(this.#member);
-  }
-
-  /**
-   * One script run: by SHA once this connection has sent the library, else as EVAL. A
-   * NOSCRIPT (the server lost its scripts while connected) sends it again, the calls not sent
-   * yet held until every call on its way has had its first reply (so none overtakes).
-   * @param {Script} script
-   * @param {(string | number)[]} args
-   */
-  async #eval(script, args) {
-    const client = /** @type {Client} */ (this.#client);
-    const keys = this.#keys;
-    const sent = moment();
-    /** @returns {Promise<any>} */
-    const gather = this.#hub?.gather;
-    const send = () => {
-      if (this.#loaded)
-        return gather
-          ? gather.evalsha(script.sha, keys, args)
-          : client.evalsha(script.sha, keys.length, ...keys, ...args);
-      this.#loaded = true;
-      gather?.flush(); // what was gathered goes before (order)
-      return client.eval(script.source, keys.length, ...keys, ...args);
-    };
-    let reply;
-    this.#pending++;
-    let first = true;
-    const answered = () => {
-      if (!first) return;
-      first = false;
-      if (--this.#pending === 0 && this.#reloading) {
-        this.#reloading = false;
-        queueMicrotask(() => this.#send());
-      }
-    };
-    try {
-      try {
-        reply = await send();
-      } catch (e) {
-        if (!isNoScript(e)) throw e;
-        this.#reloading = true;
-        this.#loaded = false;
-        const again = send();
-        answered();
-        reply = await again;
-      }
-    } catch (e) {
-      throw explain(e, this.#where);
-    } finally {
-      answered();
-    }
-    if (script.timed) {
-      const server = Number(reply[0]);
-      if (Number.isFinite(server)) this.clock.sample(sent, server, localNow());
-    }
-    return reply;
   }
 
   /**

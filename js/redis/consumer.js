@@ -95,7 +95,7 @@ export class Consumer {
   #timer = new Alarm(true, () => this.#fire());
   /** Waiting takes, in call order (shared by the shards of a queue: js/redis/shards.js). */
   #takers;
-  /** @type {import("./shards.js").Pool | undefined} the shards' shared takes, or none */
+  /** @type {import("./pool.js").Pool | undefined} the shards' shared takes, or none */
   #pool;
   /** @type {Promise<void> | null} subscribing and the first wake; null until a take waits */
   #consuming = null;
@@ -121,7 +121,7 @@ export class Consumer {
   #closed = false;
   /** What hears the head channel: messages, and the subscriber's reconnections (when messages may have been missed). */
   #listener = { onMessage: (/** @type {string} */ m) => this.#message(m), onReady: () => this.#wake() };
-  #counters = { wakes: 0, earlyWakes: 0, messages: 0, delivered: 0, redelivered: 0, released: 0 };
+  #counters = { wakes: 0, earlyWakes: 0, messages: 0, delivered: 0, retried: 0, redelivered: 0, released: 0 };
   #lateness;
   /** The acks made in one turn, gathered: one script per 500. @type {import("./batch.js").Batcher<[string, string], boolean>} */
   #acks;
@@ -133,7 +133,7 @@ export class Consumer {
    * @param {(type: string, detail: () => object) => void} tell an event of this process (its detail made only when heard)
    * @param {{ advance(needs: import("./schedules.js").Need[]): Promise<number> }} schedules what computes cron schedules' occurrences
    * @param {() => void} vanished a script found the queue's sequence counter gone (js/redis/durability.js)
-   * @param {import("./shards.js").Pool} [pool] the takes shared with the other shards of the queue
+   * @param {import("./pool.js").Pool} [pool] the takes shared with the other shards of the queue
    */
   constructor(conn, options, channel, tell, schedules, vanished, pool) {
     this.#pool = pool;
@@ -476,7 +476,10 @@ export class Consumer {
         if (paused !== this.#paused) this.#pausedNow(paused);
         for (const { id, attempt, dead, reason } of reclaimed) {
           if (dead) this.#tell("dead", () => ({ id, reason }));
-          else this.#tell("redelivered", () => ({ id, attempt }));
+          else {
+            this.#counters.redelivered++;
+            this.#tell("redelivered", () => ({ id, attempt }));
+          }
         }
         const back = this.#deliver(items, now);
         this.#pool?.unreserve(count, this); // the takes it did not serve: another shard may take for them
@@ -561,7 +564,7 @@ export class Consumer {
       const job = new RedisJob(this.#jobOps, id, value, deadline, attempt, token, schedule);
       this.#lateness.record(now - deadline);
       this.#counters.delivered++;
-      if (attempt > 1) this.#counters.redelivered++;
+      if (attempt > 1) this.#counters.retried++;
       this.#tell("delivered", () => ({ id, attempt, deadline, lateness: Math.max(0, now - deadline) }));
       this.#settle(taker, () => taker.resolve(job));
     }

@@ -3,7 +3,10 @@
 // no connection or no reply within the queue's commandTimeout, a connection lost before the
 // reply, a cluster slot that stayed migrating for all of it (or a cluster node reached through
 // a client that is no Cluster). Each keeps the Redis error as its `cause`.
-// docs/redis.md#permissions lists the ACL rules a queue needs.
+// docs/redis.md#permissions lists the ACL rules a queue needs. Every error a queue hands its
+// caller or its onerror goes through `redacted` first: no password of a URL ever shows.
+
+import { redactError } from "../redact.js";
 
 /**
  * Where a queue lives, for messages.
@@ -13,6 +16,23 @@
 /** The commands a queue's scripts call (docs/redis.md#permissions lists the ACL rules a queue needs). */
 const SCRIPT_COMMANDS =
   "+time +hget +hset +hdel +hexists +hlen +hgetall +hincrby +hscan +zadd +zrem +zrange +zrangebyscore +zremrangebyrank +zrank +zscore +zcard +zcount +incrby +exists +del +xadd +publish";
+
+/** How deep `redacted` follows an error's causes. */
+const CAUSES = 8;
+
+/**
+ * `e` with the credentials of every URL in its message and stack masked (js/redact.js), and
+ * in those of its causes: what the queue says, and what ioredis said that it passes on.
+ * @template E
+ * @param {E} e
+ * @returns {E}
+ */
+export function redacted(e) {
+  /** @type {unknown} */
+  let c = e;
+  for (let depth = 0; c instanceof Error && depth < CAUSES; depth++, c = c.cause) redactError(c);
+  return e;
+}
 
 /** @param {unknown} e */
 const messageOf = (e) => String(/** @type {any} */ (e)?.message ?? e);
@@ -52,6 +72,16 @@ export function isNoScript(e) {
  */
 export function isMigrating(e) {
   return refusal(e) !== null;
+}
+
+/**
+ * Whether `e` is a refusal only a Redis Cluster node makes (a redirection, or CROSSSLOT for a
+ * call whose keys are in several slots): through a client that is no Cluster, the server is a
+ * cluster node and the call cannot succeed.
+ * @param {unknown} e
+ */
+export function isClusterRefusal(e) {
+  return isMigrating(e) || /^CROSSSLOT /.test(messageOf(e));
 }
 
 /** @param {unknown} e */
@@ -182,6 +212,19 @@ export function noReply(ms, where) {
 }
 
 /**
+ * A call not sent yet (it waited for the calls on their way before it: js/redis/connection.js)
+ * when one of those got no reply within `ms`.
+ * @param {number} ms
+ * @param {Where} where
+ */
+export function notSent(ms, where) {
+  const from = where.url ? ` at ${where.url}` : "";
+  return new Error(
+    `tarry-queue/redis: no reply from Redis${from} within ${ms} ms (options.commandTimeout) to the calls sent before this one; this call was not sent and did not take effect`,
+  );
+}
+
+/**
  * A call that a cluster slot migration kept refusing for all of its `ms`.
  * @param {number} ms
  * @param {Where} where
@@ -197,13 +240,13 @@ export function migrating(ms, where, cause, inflight) {
 }
 
 /**
- * A cluster refusal (MOVED, ASK, TRYAGAIN) that reached a client that is no ioredis Cluster.
+ * A cluster refusal (MOVED, ASK, TRYAGAIN, CROSSSLOT) that reached a client that is no ioredis Cluster.
  * @param {unknown} e
  */
 export function notACluster(e) {
   return lasting(
     new Error(
-      "tarry-queue/redis: the Redis server is a node of a Redis Cluster and the queue's slot is not (only) on it: pass an ioredis Cluster as `redis`",
+      "tarry-queue/redis: the Redis server is a node of a Redis Cluster that holds only some of the queue's slots (a queue with shards > 1 spans several): pass an ioredis Cluster as `redis` (new Cluster([{ host, port }]))",
       { cause: e },
     ),
   );

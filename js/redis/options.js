@@ -7,6 +7,7 @@ import { checkLimit, checkMs, deadlineAt, deadlineIn, describe, options, readCur
 
 /** A page's limit, as every engine checks it (../arguments.js). */
 export { checkLimit };
+import { redacted } from "./errors.js";
 
 /**
  * Values cross processes as JSON text: what JSON.stringify would silently change or refuse is
@@ -104,10 +105,21 @@ export function queueOptions(opts) {
     commandTimeout,
     maxAttempts,
     waitForReplicas: replicasOption(o.waitForReplicas, redis, commandTimeout),
-    onerror: o.onerror ?? ((/** @type {unknown} */ e) => console.error("tarry-queue/redis:", e)),
+    onerror: onerrorOption(o.onerror),
     observe: observeOption(o.observe),
     shards: shardsOption(o.shards),
   };
+}
+
+/**
+ * What the queue tells of errors no call can report: the given function (console.error by
+ * default), every error redacted first (no URL's password in it, nor in its causes).
+ * @param {((error: unknown) => void) | undefined} onerror
+ * @returns {(error: unknown) => void}
+ */
+function onerrorOption(onerror) {
+  const tell = onerror ?? ((/** @type {unknown} */ e) => console.error("tarry-queue/redis:", e));
+  return (e) => tell(redacted(e));
 }
 
 /** @param {unknown} shards */

@@ -22,8 +22,8 @@
 // from a client, after the occurrence is handed out. schedules() reads the hash in pages.
 
 import { jsonText } from "../json.js";
-import { firstOccurrence } from "../schedule/rule.js";
-import { cronRuleOf, pendingAfterCatchUp, scheduleSpec } from "../schedule/spec.js";
+import { EveryRule, firstOccurrence } from "../schedule/rule.js";
+import { cronRuleOf, nextRunsOf, pendingAfterCatchUp, scheduleSpec, stopAtBefore } from "../schedule/spec.js";
 import { JSON_RULES } from "./options.js";
 import { SCRIPTS } from "./scripts.js";
 
@@ -41,6 +41,9 @@ import { SCRIPTS } from "./scripts.js";
  * @property {number | undefined} last the due time of the latest run
  * @property {number} runs
  * @property {number} skipped
+ * @property {number | undefined} maxRuns
+ * @property {number | undefined} stopAt
+ * @property {boolean} paused
  * @property {string} text the value's JSON text
  */
 
@@ -107,9 +110,15 @@ export class RedisSchedules {
       catchUp: spec.catchUp,
       overlap: spec.overlap,
       json,
+      maxRuns: spec.maxRuns,
+      stopAt: spec.stopAt,
     };
-    if (cron === null)
-      return infoOf(/** @type {StoredSchedule} */ ((await conn.run(SCRIPTS.scheduleUpsert, params)).schedule));
+    if (cron === null) {
+      const reply = await conn.run(SCRIPTS.scheduleUpsert, params);
+      if (reply.status === 3)
+        throw stopAtBefore(/** @type {number} */ (spec.stopAt), /** @type {number} */ (reply.last));
+      return infoOf(/** @type {StoredSchedule} */ (reply.schedule));
+    }
     // cron: its first occurrence at or after the start (by default the first after now, by the
     // server's clock as this process knows it, erring early: then it is due at once, never
     // early), and after the latest run when the schedule had one (the script says).
@@ -117,6 +126,7 @@ export class RedisSchedules {
     for (let i = 0; i < UPSERT_TRIES; i++) {
       const first = firstOccurrence(cron, from, spec.start === undefined ? "rule.cron" : "start");
       const reply = await conn.run(SCRIPTS.scheduleUpsert, { ...params, first, succ: cron.next(first) });
+      if (reply.status === 3) throw stopAtBefore(/** @type {number} */ (spec.stopAt), first);
       if (reply.schedule !== undefined) return infoOf(reply.schedule);
       from = /** @type {number} */ (reply.last) + 1;
     }
@@ -131,6 +141,37 @@ export class RedisSchedules {
    */
   unschedule(id) {
     return this.#conn.run(SCRIPTS.scheduleRemove, { id });
+  }
+
+  /** Pauses the schedule `id` (schedulePause.lua); resolves true if it was running. */
+  pause(id) {
+    return this.#conn.run(SCRIPTS.schedulePause, { id });
+  }
+
+  /** Resumes the schedule `id` (scheduleResume.lua); resolves `{ done, head }`, done true if it was paused. */
+  resume(id) {
+    return this.#conn.run(SCRIPTS.scheduleResume, { channel: this.#channel, id });
+  }
+
+  /** One extra run of the schedule `id` now (scheduleTrigger.lua); resolves `{ done, head }`, done true if it was added. */
+  trigger(id) {
+    return this.#conn.run(SCRIPTS.scheduleTrigger, { channel: this.#channel, id });
+  }
+
+  /**
+   * The next `n` occurrences of the schedule `id` (epoch ms), computed here from its rule
+   * (spec.js nextRunsOf): the schedule is read, nothing written.
+   * @param {string} id
+   * @param {number} n
+   */
+  async nextRuns(id, n) {
+    const s = await this.#conn.run(SCRIPTS.scheduleGet, { id });
+    if (s === undefined || s.due === undefined) return [];
+    const rule =
+      s.kind === "every"
+        ? new EveryRule(Number(s.rule), /** @type {number} */ (s.start))
+        : await cronRuleOf(s.rule, s.timezone);
+    return nextRunsOf(rule, s.due, n, { maxRuns: s.maxRuns, stopAt: s.stopAt, runs: s.runs });
   }
 
   /** Every schedule, by id. */
@@ -181,5 +222,8 @@ function infoOf(s) {
     lastRun: s.last,
     runs: s.runs,
     skipped: s.skipped,
+    maxRuns: s.maxRuns,
+    stopAt: s.stopAt,
+    paused: s.paused,
   };
 }

@@ -295,7 +295,7 @@ export const SCRIPTS = {
     (reply) => {
       /** @type {{ what: string, error: string }[]} */
       const refused = [];
-      for (let i = 0; i < reply.length; i += 2) refused.push({ what: reply[i], error: reply[i + 1] });
+      for (let i = 1; i < reply.length; i += 2) refused.push({ what: reply[i], error: reply[i + 1] });
       return refused;
     },
   ),
@@ -305,7 +305,7 @@ export const SCRIPTS = {
     /**
      * `first` and `succ` (cron only): the rule's first occurrence at or after the start the
      * client chose, and the one after it; undefined for none.
-     * @param {{ channel: string, id: string, kind: "e" | "c", rule: string, start: number | undefined, zone: string, catchUp: string, overlap: boolean, json: string, first?: number, succ?: number }} p
+     * @param {{ channel: string, id: string, kind: "e" | "c", rule: string, start: number | undefined, zone: string, catchUp: string, overlap: boolean, json: string, first?: number, succ?: number, maxRuns: number | undefined, stopAt: number | undefined }} p
      */
     (p) => [
       p.channel,
@@ -319,11 +319,41 @@ export const SCRIPTS = {
       p.json,
       p.first === undefined ? "" : String(p.first),
       p.succ === undefined ? "" : String(p.succ),
+      p.maxRuns === undefined ? "" : String(p.maxRuns),
+      p.stopAt === undefined ? "" : String(Math.floor(p.stopAt)),
     ],
     ([now, status, ...rest]) =>
-      status === 0
+      status === 0 || status === 3
         ? { now: Number(now), status, last: Number(rest[0]), schedule: undefined }
         : { now: Number(now), status, last: undefined, schedule: scheduleOf(rest) },
+  ),
+
+  schedulePause: script(
+    "schedulePause",
+    /** @param {{ id: string }} p */
+    ({ id }) => [id],
+    (done) => done === 1,
+  ),
+
+  scheduleResume: script(
+    "scheduleResume",
+    /** @param {{ channel: string, id: string }} p */
+    ({ channel, id }) => [channel, id],
+    ([done, head]) => ({ done: done === 1, head: timeOf(head) }),
+  ),
+
+  scheduleTrigger: script(
+    "scheduleTrigger",
+    /** @param {{ channel: string, id: string }} p */
+    ({ channel, id }) => [channel, id],
+    ([done, head]) => ({ done: done === 1, head: timeOf(head) }),
+  ),
+
+  scheduleGet: script(
+    "scheduleGet",
+    /** @param {{ id: string }} p */
+    ({ id }) => [id],
+    (fields) => (fields.length === 0 ? undefined : scheduleOf(fields)),
   ),
 
   scheduleRemove: script(
@@ -361,14 +391,30 @@ export const SCRIPTS = {
 };
 
 /** The fields of a schedule in a reply (includes/schedule.lua's sched_reply). */
-const SCHEDULE_FIELDS = 12;
+const SCHEDULE_FIELDS = 15;
 
 /**
  * A schedule as a reply gives it, read.
- * @param {any[]} fields id, kind, rule, start, zone, catchUp, overlap, due, last, runs, skipped, value
+ * @param {any[]} fields id, kind, rule, start, zone, catchUp, overlap, due, last, runs, skipped, maxRuns, stopAt, paused, value
  * @returns {import("./schedules.js").StoredSchedule}
  */
-function scheduleOf([id, kind, rule, start, zone, catchUp, overlap, due, last, runs, skipped, text]) {
+function scheduleOf([
+  id,
+  kind,
+  rule,
+  start,
+  zone,
+  catchUp,
+  overlap,
+  due,
+  last,
+  runs,
+  skipped,
+  maxRuns,
+  stopAt,
+  paused,
+  text,
+]) {
   return {
     id,
     kind: kind === "e" ? "every" : "cron",
@@ -381,6 +427,9 @@ function scheduleOf([id, kind, rule, start, zone, catchUp, overlap, due, last, r
     last: last === "" ? undefined : Number(last),
     runs,
     skipped,
+    maxRuns: maxRuns === "" ? undefined : Number(maxRuns),
+    stopAt: stopAt === "" ? undefined : Number(stopAt),
+    paused: paused === "1",
     text,
   };
 }

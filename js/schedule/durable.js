@@ -17,11 +17,17 @@
 // with overlap false, an occurrence that comes due while the latest run waits for its retry
 // is skipped and counted (occurrenceStep), as on Redis.
 //
+// maxRuns and stopAt end a schedule (spec.js `endsAt`): its last run places no next
+// occurrence, and it stays, listed with no next run. A paused schedule keeps `due`, the
+// occurrence it waits for, with no item for it; resume() places it again, and if it came due
+// meanwhile, catchUp decides at its hand-out what runs.
+//
 // Storage: `${prefix}sched:<id>` → { every | cron, timezone, start, catchUp, overlap, value,
-// due, last, began, runs, skipped } (times epoch ms, null for none).
+// due, last, began, runs, skipped, maxRuns, stopAt, paused } (times epoch ms, null for none;
+// a record written before maxRuns, stopAt and paused reads as null, null, false).
 
 import { catchUp, defaultStart, EveryRule, firstOccurrence } from "./rule.js";
-import { cronRuleOf, occurrenceId } from "./spec.js";
+import { cronRuleOf, endsAt, occurrenceId, stopAtBefore } from "./spec.js";
 
 /**
  * A schedule as the queue keeps it in memory: its stored fields and its rule.
@@ -39,6 +45,9 @@ import { cronRuleOf, occurrenceId } from "./spec.js";
  * @property {number | null} [began] when the latest run was first handed out (Date.now())
  * @property {number} runs
  * @property {number} skipped
+ * @property {number | null} maxRuns
+ * @property {number | null} stopAt
+ * @property {boolean} paused
  * @property {{ next(after: number): number | undefined, latest(at: number): number | undefined }} rule
  */
 
@@ -56,9 +65,26 @@ export function storedSchedule({
   began,
   runs,
   skipped,
+  maxRuns,
+  stopAt,
+  paused,
 }) {
   const rule = every !== undefined ? { every } : { cron, timezone };
-  return { ...rule, start, catchUp, overlap, value, due, last, began: began ?? null, runs, skipped };
+  return {
+    ...rule,
+    start,
+    catchUp,
+    overlap,
+    value,
+    due,
+    last,
+    began: began ?? null,
+    runs,
+    skipped,
+    maxRuns,
+    stopAt,
+    paused,
+  };
 }
 
 /**
@@ -83,7 +109,27 @@ export async function scheduleOf(id, r) {
   const { every, cron, timezone, start, catchUp, overlap, value, due, last, runs, skipped } = r;
   const kind = every !== undefined ? { every } : { cron, timezone };
   const began = Number.isFinite(r.began) ? r.began : null; // null in a record written before it was kept
-  return { id, ...kind, start, catchUp, overlap, value, due, last, began, runs, skipped, rule };
+  // Records written before the limits and pause read as none and not paused.
+  const maxRuns = Number.isSafeInteger(r.maxRuns) && r.maxRuns >= 1 ? r.maxRuns : null;
+  const stopAt = Number.isFinite(r.stopAt) ? r.stopAt : null;
+  const paused = r.paused === true;
+  return {
+    id,
+    ...kind,
+    start,
+    catchUp,
+    overlap,
+    value,
+    due,
+    last,
+    began,
+    runs,
+    skipped,
+    maxRuns,
+    stopAt,
+    paused,
+    rule,
+  };
 }
 
 /** A schedule as schedules() and schedule() give it (the value copied). @param {DurableSchedule} s */
@@ -100,7 +146,15 @@ export function infoOf(s) {
     lastRun: s.last ?? undefined,
     runs: s.runs,
     skipped: s.skipped,
+    maxRuns: s.maxRuns ?? undefined,
+    stopAt: s.stopAt ?? undefined,
+    paused: s.paused,
   };
+}
+
+/** A schedule's limits as spec.js's endsAt and nextRunsOf take them. @param {DurableSchedule} s */
+export function limitsOfStored(s) {
+  return { maxRuns: s.maxRuns ?? undefined, stopAt: s.stopAt ?? undefined, runs: s.runs };
 }
 
 /**
@@ -127,7 +181,9 @@ export function planSchedule(old, spec, value, cronRule, now, gone) {
     runs: old?.runs ?? 0,
     skipped: old?.skipped ?? 0,
   };
-  const common = { id: spec.id, ...rule, catchUp: spec.catchUp, overlap: spec.overlap, value, ...history };
+  const limits = { maxRuns: spec.maxRuns ?? null, stopAt: spec.stopAt ?? null, paused: old?.paused ?? false };
+  const common = { id: spec.id, ...rule, catchUp: spec.catchUp, overlap: spec.overlap, value, ...history, ...limits };
+  const ended = (due) => endsAt({ maxRuns: spec.maxRuns, stopAt: spec.stopAt }, history.runs, due);
   const sameRule =
     old !== undefined &&
     old.every === spec.every &&
@@ -135,7 +191,8 @@ export function planSchedule(old, spec, value, cronRule, now, gone) {
     old.timezone === spec.timezone &&
     (start === undefined || start === old.start);
   const same = sameRule && old.due !== null && gone === undefined;
-  if (same) return { schedule: { ...common, start: old.start, due: old.due, rule: old.rule }, first: undefined };
+  if (same && !ended(/** @type {number} */ (old.due)))
+    return { schedule: { ...common, start: old.start, due: old.due, rule: old.rule }, first: undefined };
   const after = Math.max(old?.last == null ? Number.NEGATIVE_INFINITY : old.last + 1, (gone ?? -Infinity) + 1);
   let occurrences;
   let from;
@@ -155,7 +212,11 @@ export function planSchedule(old, spec, value, cronRule, now, gone) {
     from = Math.max(start === undefined ? now + 1 : Math.max(start, now), after);
   }
   const first = firstOccurrence(occurrences, from, start !== undefined ? "start" : `rule.${spec.kind}`);
-  return { schedule: { ...common, start: origin, due: first, rule: occurrences }, first };
+  if (old === undefined && spec.stopAt !== undefined && first > spec.stopAt) throw stopAtBefore(spec.stopAt, first);
+  // A schedule whose limits are reached (schedule() again with a lower maxRuns or an earlier stopAt) ends.
+  if (ended(first)) return { schedule: { ...common, start: origin, due: null, rule: occurrences }, first: null };
+  // A paused one keeps waiting for its first occurrence, with no item for it.
+  return { schedule: { ...common, start: origin, due: first, rule: occurrences }, first: limits.paused ? null : first };
 }
 
 /**
@@ -174,12 +235,14 @@ export function planSchedule(old, spec, value, cronRule, now, gone) {
  */
 export function occurrenceStep(s, now, retrying = false) {
   let { run, next } = catchUp(s.rule, /** @type {number} */ (s.due), now, s.catchUp);
+  if (s.stopAt !== null && run !== undefined && run > s.stopAt) run = undefined; // a catch-up "one" past the end
   const schedule = { ...s, due: next ?? null };
   if (run !== undefined && retrying && !s.overlap && s.began != null && run > s.began) {
     run = undefined;
     schedule.skipped = s.skipped + 1;
   }
   if (run !== undefined) Object.assign(schedule, { last: run, began: now, runs: s.runs + 1 });
+  if (schedule.due !== null && endsAt(limitsOfStored(schedule), schedule.runs, schedule.due)) schedule.due = null;
   return { run, schedule };
 }
 

@@ -10,14 +10,84 @@
 // occurrence name the same item. A schedule's id is therefore at most MAX_SCHEDULE_ID code
 // units, so that every occurrence's id is an id (at most MAX_ID_LENGTH).
 
-import { checkBoolean, checkId, describe, MAX_ID_LENGTH, options } from "../arguments.js";
+import { checkBoolean, checkId, describe, instantOf, MAX_ID_LENGTH, options } from "../arguments.js";
 import { catchUp, checkCatchUp, checkPeriod, defaultStart, startOf } from "./rule.js";
 
 /** The longest schedule id: room for "@" and a due time (at most 17 characters) in an item id. */
 export const MAX_SCHEDULE_ID = MAX_ID_LENGTH - 32;
 
 /** The options schedule() takes. */
-const SCHEDULE_OPTIONS = ["catchUp", "overlap", "start"];
+const SCHEDULE_OPTIONS = ["catchUp", "overlap", "start", "maxRuns", "stopAt"];
+
+/** The most occurrences nextRuns() computes in one call: its cost does not grow with its argument. */
+export const MAX_NEXT_RUNS = 100;
+
+/**
+ * The limits every engine's schedules take, checked (a TypeError or RangeError naming the
+ * option): `maxRuns`, a whole number ≥ 1, the runs after which the schedule ends (a run
+ * now, `trigger()`, counts); `stopAt`, an instant (a Date or epoch ms) after which no
+ * occurrence is due: the schedule ends at the last occurrence at or before it. Both
+ * undefined when not given.
+ * @param {{ maxRuns?: unknown, stopAt?: unknown }} o
+ * @returns {{ maxRuns: number | undefined, stopAt: number | undefined }}
+ */
+export function limitsOf(o) {
+  const { maxRuns, stopAt } = o;
+  if (maxRuns !== undefined) {
+    if (typeof maxRuns !== "number")
+      throw new TypeError(`options.maxRuns must be a whole number of runs, got ${describe(maxRuns)}`);
+    if (!Number.isSafeInteger(maxRuns) || maxRuns < 1)
+      throw new RangeError(
+        `options.maxRuns must be a whole number from 1 to ${Number.MAX_SAFE_INTEGER}, got ${maxRuns}`,
+      );
+  }
+  return { maxRuns, stopAt: stopAt === undefined ? undefined : instantOf(stopAt, "options.stopAt") };
+}
+
+/** nextRuns()'s count: a whole number from 1 to MAX_NEXT_RUNS. */
+export function checkNextRuns(n) {
+  if (typeof n !== "number") throw new TypeError(`n must be a number of occurrences, got ${describe(n)}`);
+  if (!Number.isInteger(n) || n < 1 || n > MAX_NEXT_RUNS)
+    throw new RangeError(`n must be a whole number from 1 to ${MAX_NEXT_RUNS}, got ${n}`);
+}
+
+/**
+ * The next `n` occurrences of a schedule (epoch ms), from `first` (its pending occurrence, or
+ * undefined for none) on, as its rule and limits say: none after `stopAt`, and no more than
+ * the runs `maxRuns` leaves after `runs`. Pure: computed from the rule, O(n) rule steps.
+ * @param {{ next(after: number): number | undefined }} rule
+ * @param {number | undefined} first
+ * @param {number} n
+ * @param {{ maxRuns?: number, stopAt?: number, runs: number }} limits
+ */
+export function nextRunsOf(rule, first, n, { maxRuns, stopAt, runs }) {
+  const left = maxRuns === undefined ? n : Math.min(n, Math.max(0, maxRuns - runs));
+  const out = [];
+  for (let t = first; t !== undefined && out.length < left; t = rule.next(t)) {
+    if (stopAt !== undefined && t > stopAt) break;
+    out.push(t);
+  }
+  return out;
+}
+
+/**
+ * Whether a schedule with these limits has ended once it has made `runs` runs and its next
+ * occurrence would be `next` (undefined: its rule has none): maxRuns reached, or `next`
+ * after stopAt.
+ * @param {{ maxRuns?: number, stopAt?: number }} limits
+ * @param {number} runs
+ * @param {number | undefined} next
+ */
+export function endsAt({ maxRuns, stopAt }, runs, next) {
+  return next === undefined || (maxRuns !== undefined && runs >= maxRuns) || (stopAt !== undefined && next > stopAt);
+}
+
+/** The RangeError for a new schedule whose first occurrence (`first`) is after its stopAt. */
+export function stopAtBefore(stopAt, first) {
+  return new RangeError(
+    `options.stopAt (${new Date(stopAt).toISOString()}) is before the schedule's first occurrence (${new Date(first).toISOString()})`,
+  );
+}
 
 /**
  * A schedule's arguments, checked.
@@ -30,6 +100,8 @@ const SCHEDULE_OPTIONS = ["catchUp", "overlap", "start"];
  * @property {number | undefined} start epoch ms, or undefined
  * @property {"one" | "all" | "none"} catchUp
  * @property {boolean} overlap
+ * @property {number | undefined} maxRuns
+ * @property {number | undefined} stopAt epoch ms
  */
 
 /**
@@ -52,20 +124,21 @@ export function scheduleSpec(id, rule, opts) {
   checkCatchUp(catchUp);
   checkBoolean(overlap, "options.overlap");
   const start = startOf(o.start);
+  const { maxRuns, stopAt } = limitsOf(o);
   if ((r.every === undefined) === (r.cron === undefined))
     throw new TypeError("rule must have exactly one of every and cron");
   if (r.every !== undefined) {
     checkPeriod(r.every, "rule.every");
     if (r.timezone !== undefined) throw new TypeError("rule.timezone goes with cron, not with every");
     if (start === undefined) defaultStart(Date.now(), r.every, "rule.every"); // its first occurrence must be an instant
-    return { id: name, kind: "every", every: r.every, start, catchUp, overlap };
+    return { id: name, kind: "every", every: r.every, start, catchUp, overlap, maxRuns, stopAt };
   }
   if (typeof r.cron !== "string")
     throw new TypeError(`rule.cron must be a cron expression (a string), got ${describe(r.cron)}`);
   const { timezone = "UTC" } = r;
   if (typeof timezone !== "string")
     throw new TypeError(`rule.timezone must be an IANA time zone name (a string), got ${describe(timezone)}`);
-  return { id: name, kind: "cron", cron: r.cron, timezone, start, catchUp, overlap };
+  return { id: name, kind: "cron", cron: r.cron, timezone, start, catchUp, overlap, maxRuns, stopAt };
 }
 
 /** A schedule's id: an id short enough that its occurrences' ids are ids. */
@@ -92,6 +165,18 @@ export function occurrenceId(id, due) {
 /** The due time of the occurrence whose id is `id` (as occurrenceId made it). */
 export function dueOf(id) {
   return Number(id.slice(id.lastIndexOf(OCCURRENCE_MARK) + 1));
+}
+
+/**
+ * The schedule and due time an id names when it has an occurrence's shape (`<schedule>@<due>`,
+ * split at its last "@": a schedule id may hold "@" itself), else undefined.
+ * @param {string} id
+ * @returns {{ schedule: string, due: number } | undefined}
+ */
+export function occurrenceOf(id) {
+  const at = id.lastIndexOf("@");
+  if (at < 1 || !/^-?\d+$/.test(id.slice(at + 1))) return undefined;
+  return { schedule: id.slice(0, at), due: Number(id.slice(at + 1)) };
 }
 
 /** @type {Promise<typeof import("./cron.js")> | null} */

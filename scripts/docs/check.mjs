@@ -8,13 +8,16 @@
 //   and commit hashes (see `lintProse`); the benchmark pages get the first two rules (they
 //   name the commit they measured, in code);
 // - a code block with no runner, or an unknown one (scripts/docs/blocks.mjs);
-// - a README.md longer than 300 lines.
+// - a README.md longer than 300 lines;
+// - an ARCHITECTURE.md whose code map misses a source file, or that names a path that does
+//   not exist (scripts/docs/map.mjs).
 
 import { execFileSync } from "node:child_process";
 import { existsSync, readFileSync, statSync } from "node:fs";
 import { dirname, join, normalize } from "node:path";
 import { fileURLToPath } from "node:url";
 import { docFiles, root, tagProblems } from "./blocks.mjs";
+import { mapProblems } from "./map.mjs";
 import { parse } from "./markdown.mjs";
 
 const README_LINES = 300;
@@ -132,9 +135,20 @@ export function linkProblems(files = linkedFiles(), base = root) {
   return problems;
 }
 
+/** The repository's tracked files (those deleted in the work tree left out), as paths from its root. */
+export function trackedFiles() {
+  const list = (args) => execFileSync("git", ["ls-files", "-z", ...args], { cwd: root, encoding: "utf8" }).split("\0");
+  const gone = new Set(list(["--deleted"]));
+  return list([]).filter((f) => f && !gone.has(f));
+}
+
 /** Every problem the docs have, as messages "file:line: ...". */
 export function check() {
-  const problems = [...linkProblems(), ...tagProblems()];
+  const problems = [
+    ...linkProblems(),
+    ...tagProblems(),
+    ...mapProblems(readFileSync(join(root, "ARCHITECTURE.md"), "utf8"), trackedFiles()),
+  ];
   const isCommit = commitsOfThisRepo();
   for (const { file, rules } of lintedFiles()) {
     for (const p of lintProse(readFileSync(join(root, file), "utf8"), { rules, isCommit }))
@@ -152,5 +166,7 @@ if (process.argv[1] === fileURLToPath(import.meta.url)) {
     console.error(`docs: ${problems.length} problem${problems.length > 1 ? "s" : ""}`);
     process.exit(1);
   }
-  console.log(`docs: links, anchors, prose and code-block runners of ${linkedFiles().length} pages are fine`);
+  console.log(
+    `docs: links, anchors, prose and code-block runners of ${linkedFiles().length} pages, and the code map, are fine`,
+  );
 }

@@ -1,6 +1,7 @@
 // The benchmark figures quoted in README.md, docs/performance.md and docs/browser.md, made
-// from the benchmarks' data (bench/results.json, bench/redis/results.json,
-// bench/loading/results.json), so that no figure in the docs is copied by hand. A quote
+// from the benchmarks' data through the one module that exports it (bench/figures.mjs:
+// bench/results.json, bench/redis/results.json, bench/loading/results.json), so that no
+// figure in the docs is copied by hand. A quote
 // sits between two comments:
 //
 //   <!-- figures: NAME -->
@@ -10,23 +11,10 @@
 // `npm run docs` rewrites every quote (scripts/docs/build.mjs); tests/docs/generated.test.mjs
 // fails when one differs from what the data gives.
 
-import { readFileSync } from "node:fs";
-import { join } from "node:path";
-import { LABELS } from "../../bench/comparison.mjs";
-import { pow10, short } from "../../bench/numbers.mjs";
-import { quote as loadingQuote } from "../../bench/loading/report.mjs";
-import { summarise } from "../../bench/redis/report.mjs";
-import { runtimeTable } from "../../bench/report.mjs";
-import { root } from "./blocks.mjs";
+import { figures, LABELS, loadingQuote, pow10, runtimeTable, short } from "../../bench/figures.mjs";
 
-const json = (path) => JSON.parse(readFileSync(join(root, path), "utf8"));
-
-/** The data the quotes are made of. */
-export function data() {
-  const bench = json("bench/results.json");
-  const redisRun = json("bench/redis/results.json");
-  return { bench, redis: summarise(redisRun), redisMeta: redisRun.meta, loading: json("bench/loading/results.json") };
-}
+/** The data the quotes are made of: the benchmarks' figures (bench/figures.mjs). */
+export const data = figures;
 
 const times = (r) => `×${r < 10 ? r.toPrecision(3) : r.toFixed(1)}`;
 

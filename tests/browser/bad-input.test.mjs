@@ -2,7 +2,7 @@
 // (js/web.js) after init(). Node, Deno and workerd run the same table.
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { sharedBrowser } from "./chromium.mjs";
+import { sharedBrowser } from "../../tools/chromium.mjs";
 
 const browser = sharedBrowser();
 

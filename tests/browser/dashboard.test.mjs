@@ -16,8 +16,8 @@ import { fileURLToPath } from "node:url";
 import { chromium } from "playwright-core";
 import { dashboard, nodeListener } from "tarry-queue/dashboard";
 import { RedisDelayQueue } from "tarry-queue/redis";
-import { startRedis } from "../redis/redis-server.mjs";
-import { args, artifact, executablePath } from "./chromium.mjs";
+import { startRedis } from "../../tools/redis-server.mjs";
+import { args, artifact, executablePath } from "../../tools/chromium.mjs";
 
 const TOKEN = "dashboard-test-token";
 const HOSTILE = "<img src=x onerror=alert(1)>";
@@ -262,7 +262,7 @@ test("pause and resume from the page reach a consumer in another process", async
   await page.close();
 });
 
-test("schedules: each one's rule, next and last run with its outcome; Remove with the token", async () => {
+test("schedules: each one's rule, next and last run with its outcome; Remove, Pause, Resume and Run now with the token", async () => {
   const page = await open("schedules");
   await page.waitForSelector("td.id");
   const rows = () =>
@@ -293,6 +293,31 @@ test("schedules: each one's rule, next and last run with its outcome; Remove wit
   assert.deepEqual(
     (await queue.schedules()).map((x) => x.id),
     ["heartbeat", "nightly-report"],
+  );
+  // Pause, resume and run now, next to Remove.
+  const nightly = 'tr:has(td.id:text-is("nightly-report"))';
+  assert.equal(await page.isVisible(`${nightly} button[data-action="resumeSchedule"]`), false, "not paused");
+  await page.click(`${nightly} button[data-action="pauseSchedule"]`);
+  await page.waitForSelector(`${nightly} button[data-action="resumeSchedule"]`);
+  assert.equal(await page.textContent(`${nightly} td:nth-child(3)`), "paused");
+  assert.equal((await queue.schedules()).find((x) => x.id === "nightly-report")?.paused, true);
+  await page.click(`${nightly} button[data-action="resumeSchedule"]`);
+  await page.waitForSelector(`${nightly} button[data-action="pauseSchedule"]`);
+  assert.match(await page.textContent(`${nightly} td:nth-child(3)`), /^\d{4}-\d\d-\d\d 0[67]:00:00 \(in /);
+  await page.click(`${nightly} button[data-action="trigger"]`);
+  // The consumer in the other process runs it: one run, done.
+  await page.waitForFunction(
+    () => {
+      const id = [...document.querySelectorAll("td.id")].find((td) => td.textContent === "nightly-report");
+      return /ago\) done$/.test(id?.parentElement?.children[3]?.textContent ?? "");
+    },
+    null,
+    { timeout: 30_000 },
+  );
+  assert.equal(await page.textContent(`${nightly} td:nth-child(5)`), "1");
+  assert.ok(
+    worker.seen.some((m) => typeof m.id === "string" && m.id.startsWith("nightly-report@")),
+    "the run now was delivered",
   );
   await page.close();
 });

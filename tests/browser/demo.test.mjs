@@ -6,7 +6,7 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import { copyFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
-import { artifact, sharedBrowser } from "./chromium.mjs";
+import { artifact, sharedBrowser } from "../../tools/chromium.mjs";
 
 const browser = sharedBrowser();
 

@@ -10,8 +10,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { chromium } from "playwright-core";
 import { blocksFor, root } from "../../scripts/docs/blocks.mjs";
-import { serve } from "../../scripts/serve.mjs";
-import { args, executablePath } from "./chromium.mjs";
+import { serve } from "../../tools/serve.mjs";
+import { args, executablePath } from "../../tools/chromium.mjs";
 
 const blocks = blocksFor("browser");
 const site = mkdtempSync(join(tmpdir(), "tarry-docs-site-"));

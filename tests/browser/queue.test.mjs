@@ -5,7 +5,7 @@
 
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { sharedBrowser } from "./chromium.mjs";
+import { sharedBrowser } from "../../tools/chromium.mjs";
 
 const browser = sharedBrowser();
 

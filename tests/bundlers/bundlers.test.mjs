@@ -19,9 +19,9 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { chromium } from "playwright-core";
-import { args, executablePath } from "../browser/chromium.mjs";
+import { args, executablePath } from "../../tools/chromium.mjs";
 import { pack, project } from "../packed.mjs";
-import { serve } from "../../scripts/serve.mjs";
+import { serve } from "../../tools/serve.mjs";
 
 const app = fileURLToPath(new URL("app/", import.meta.url));
 const plain = fileURLToPath(new URL("plain/", import.meta.url));
@@ -101,7 +101,7 @@ async function check(url, scopes = { module: "module worker", classic: "classic 
   }
 }
 
-/** Checks that a build emitted no .wasm, then serves it (scripts/serve.mjs) and checks its page. */
+/** Checks that a build emitted no .wasm, then serves it (tools/serve.mjs) and checks its page. */
 async function checkBuilt(dir, { built = true, scopes } = {}) {
   if (built) {
     const emitted = readdirSync(dir, { recursive: true }).filter((f) => String(f).endsWith(".wasm"));

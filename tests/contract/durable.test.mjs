@@ -1,11 +1,11 @@
 // The engine contract (cases.mjs) against DurableDelayQueue under Node, on the fake Durable
-// Object storage (tests/js/durable-storage.mjs), whose alarm is run here as workerd runs it: on
+// Object storage (tools/durable-storage.mjs), whose alarm is run here as workerd runs it: on
 // a real timer, one alarm() at a time, again after a failure. tests/contract/workerd.test.mjs
 // runs the same cases in real workerd.
 import { setTimeout as sleep } from "node:timers/promises";
 import "../../js/node.js";
 import { DurableDelayQueue } from "../../js/durable/queue.js";
-import { FakeStorage } from "../js/durable-storage.mjs";
+import { FakeStorage } from "../../tools/durable-storage.mjs";
 import { DurableHost } from "./durable-engine.mjs";
 import { register } from "./register.mjs";
 

@@ -1,5 +1,5 @@
 // The engine contract (cases.mjs) against RedisDelayQueue, as users import it, on a private
-// redis-server (tests/redis/redis-server.mjs: a free loopback port, stopped after): one queue,
+// redis-server (tools/redis-server.mjs: a free loopback port, stopped after): one queue,
 // or with `shards` one queue over that many hash tags (js/redis/shards.js), whose state is
 // every shard's keys together. Consumption is process(handler, { retryDelayMs }) with one
 // slot, stopped once n deliveries have settled. Run by redis.test.mjs and redis-shards.test.mjs.
@@ -12,7 +12,7 @@ import { after, before, test } from "node:test";
 import assert from "node:assert/strict";
 import { Redis } from "ioredis";
 import { RedisDelayQueue } from "tarry-queue/redis";
-import { startRedis } from "../redis/redis-server.mjs";
+import { startRedis } from "../../tools/redis-server.mjs";
 import { register } from "./register.mjs";
 import { shardOf } from "../../js/redis/shards.js";
 

@@ -33,6 +33,9 @@ export function scheduleCases(test, { consume, checkBadCalls, HOUR, sleep }) {
         lastRun: undefined,
         runs: 0,
         skipped: 0,
+        maxRuns: undefined,
+        stopAt: undefined,
+        paused: false,
       },
     );
     assert.equal(info.start, info.nextRun, "the first occurrence is the start: one period from the call");
@@ -287,11 +290,114 @@ export function scheduleCases(test, { consume, checkBadCalls, HOUR, sleep }) {
       [(q) => q.schedule("kept", { every: -5 }, 1), R, /^rule\.every\b/],
       [(q) => q.unschedule(5), T, /^id\b/],
       [(q) => q.unschedule(""), R, /^id\b/],
+      [(q) => q.schedule("s", every, 1, { maxRuns: 0 }), R, /^options\.maxRuns\b/],
+      [(q) => q.schedule("s", every, 1, { maxRuns: "3" }), T, /^options\.maxRuns\b/],
+      [(q) => q.schedule("s", every, 1, { stopAt: "soon" }), T, /^options\.stopAt\b/],
+      [(q) => q.schedule("s", every, 1, { stopAt: 9e15 }), R, /^options\.stopAt must be an instant/],
+      [(q) => q.schedule("s", every, 1, { stopAt: Date.now() - HOUR }), R, /^options\.stopAt .* is before/],
+      [(q) => q.schedule("s", every, 1, { maxruns: 3 }), T, /\bmaxruns\b.*maxRuns/],
+      [(q) => q.nextRuns("kept", 0), R, /^n must be/],
+      [(q) => q.nextRuns("kept", 101), R, /^n must be/],
+      [(q) => q.nextRuns("kept", "3"), T, /^n must be/],
+      [(q) => q.nextRuns(5, 3), T, /^id\b/],
+      [(q) => q.trigger(""), R, /^id\b/],
+      [(q) => q.pauseSchedule(5), T, /^id\b/],
+      [(q) => q.resumeSchedule(""), R, /^id\b/],
     ]);
     assert.deepEqual(
       (await q.schedules()).map((s) => [s.id, s.value]),
       [["kept", { kept: true }]],
     );
+  });
+
+  test("maxRuns: the schedule ends after its last run, listed with no next run and no occurrence pending; nextRuns stops there", async (e) => {
+    const q = await e.open();
+    const info = await q.schedule("thrice", { every: 60 }, "t", { maxRuns: 3, catchUp: "all" });
+    assert.equal(info.maxRuns, 3);
+    assert.deepEqual(
+      await q.nextRuns("thrice", 10),
+      [0, 60, 120].map((d) => info.nextRun + d),
+    );
+    const got = await consume(e, q, 3);
+    assert.deepEqual(shape(got, info.nextRun), [
+      ["thrice", 0, 1],
+      ["thrice", 60, 1],
+      ["thrice", 120, 1],
+    ]);
+    await sleep(300); // long enough for a fourth occurrence, were there one
+    const [s] = await q.schedules();
+    assert.deepEqual([s.id, s.runs, s.nextRun], ["thrice", 3, undefined]);
+    assert.equal(await q.size(), 0, "no occurrence pending");
+    assert.deepEqual(await q.nextRuns("thrice", 5), []);
+    assert.equal(await q.trigger("thrice"), false, "an ended schedule does not run");
+  });
+
+  test("stopAt: no occurrence after it; nextRuns previews up to it; the schedule ends at the last one before it", async (e) => {
+    const q = await e.open();
+    const start = Date.now() + 200;
+    const info = await q.schedule("until", { every: 100 }, "u", { start, stopAt: new Date(start + 250) });
+    assert.equal(info.stopAt, start + 250);
+    assert.deepEqual(await q.nextRuns("until", 10), [start, start + 100, start + 200]);
+    const got = await consume(e, q, 3);
+    assert.deepEqual(shape(got, start), [
+      ["until", 0, 1],
+      ["until", 100, 1],
+      ["until", 200, 1],
+    ]);
+    await sleep(300);
+    const [s] = await q.schedules();
+    assert.deepEqual([s.runs, s.nextRun], [3, undefined]);
+    assert.equal(await q.size(), 0);
+  });
+
+  test("trigger(id): one extra run now that counts and leaves the pending occurrence; with overlap false, false while a run lasts", async (e) => {
+    const q = await e.open();
+    const info = await q.schedule("report", { every: HOUR }, { kind: "report" });
+    const before = Date.now();
+    assert.equal(await q.trigger("report"), true);
+    assert.equal(await q.trigger("nobody"), false);
+    const [s] = await q.schedules();
+    assert.equal(s.runs, 1, "the run counts when triggered");
+    assert.ok(s.lastRun >= before - 1000 && s.lastRun <= Date.now() + 1000, `lastRun ${s.lastRun - before}`);
+    assert.equal(s.nextRun, info.nextRun, "the pending occurrence stays");
+    assert.equal(await q.trigger("report"), false, "overlap false: the triggered run lasts until it is done");
+    const [got] = await consume(e, q, 1);
+    assert.deepEqual(
+      [got.schedule, got.deadline, got.attempt, got.value],
+      ["report", s.lastRun, 1, { kind: "report" }],
+    );
+    assert.equal(got.id, `report@${s.lastRun}`);
+    await sleep(100); // its ack stored
+    assert.equal(await q.trigger("report"), true, "the run ended: it may run again");
+    assert.equal((await q.schedules())[0].runs, 2);
+  });
+
+  test("pauseSchedule(id): no occurrence placed while paused; resumeSchedule(id) places the one it waited for, catchUp deciding", async (e) => {
+    const q = await e.open();
+    const info = await q.schedule("p", { every: 80 }, "p", { catchUp: "one" });
+    assert.equal(await q.pauseSchedule("p"), true);
+    assert.equal(await q.pauseSchedule("p"), false, "paused already");
+    assert.equal(await q.pauseSchedule("nobody"), false);
+    assert.equal(await q.size(), 0, "no occurrence pending while paused");
+    let [s] = await q.schedules();
+    assert.equal(s.paused, true);
+    assert.equal(s.nextRun, info.nextRun, "the occurrence it waits for");
+    const again = await q.schedule("p", { every: 80 }, "p", { catchUp: "one" });
+    assert.deepEqual([again.paused, again.nextRun], [true, info.nextRun], "schedule() again keeps it paused, waiting");
+    assert.equal(await q.size(), 0);
+    await sleep(400); // several periods: it falls behind
+    assert.equal(await q.size(), 0, "nothing was placed meanwhile");
+    assert.equal(await q.resumeSchedule("p"), true);
+    assert.equal(await q.resumeSchedule("p"), false, "not paused");
+    const resumed = Date.now();
+    const [got] = await consume(e, q, 1);
+    assert.equal(got.schedule, "p");
+    assert.ok(got.deadline > info.nextRun + 80, 'catchUp "one": the latest missed occurrence, not the first');
+    assert.equal((got.deadline - info.nextRun) % 80, 0, "in phase");
+    assert.ok(got.deadline <= resumed + 1000);
+    [s] = await q.schedules();
+    assert.equal(s.paused, false);
+    assert.equal(s.runs, 1);
   });
 
   test("close(): schedule, unschedule and schedules reject with ClosedError", async (e) => {

@@ -1,7 +1,8 @@
 // The docs' own lint (scripts/docs/check.mjs), on samples: what it must catch and what it
 // must let through (code, URLs, #colours, hex data, English words made of hex letters), the
-// anchors it gives headings, the block tags it refuses, and the links it follows. Then the
-// repository's pages themselves.
+// anchors it gives headings, the block tags it refuses, the links it follows, and the code
+// map's check (scripts/docs/map.mjs) on a small repository's files. Then the repository's
+// pages themselves.
 import { test } from "node:test";
 import { execFileSync } from "node:child_process";
 import assert from "node:assert/strict";
@@ -10,6 +11,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { tagProblems } from "../../scripts/docs/blocks.mjs";
 import { check, commitsOfThisRepo, linkProblems, lintProse } from "../../scripts/docs/check.mjs";
+import { inScope, isPath, mapProblems } from "../../scripts/docs/map.mjs";
 import { parse, slug } from "../../scripts/docs/markdown.mjs";
 
 /** What lintProse finds in `text`, as "rule: match" strings; `commits` are the hashes that name commits. */
@@ -145,6 +147,114 @@ test("links: relative files and #anchors are followed; URLs and code are not", (
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
+});
+
+/** A small repository's tracked files, and a code map of it that names them all. */
+const FILES = [
+  "js/queue.js",
+  "js/redis.js",
+  "js/redis/keys.js",
+  "js/redis/lua/offer.lua",
+  "js/redis/lua/take.lua",
+  "js/redis/lua/includes/record.lua",
+  "js/durable/store.js",
+  "js/durable/queue.js",
+  "src/lib.rs",
+  "scripts/build.sh",
+  "scripts/docs/package.json",
+  "tools/serve.mjs",
+  "redis/package.json",
+  "tests/bad-input.mjs",
+  "tests/js/queue.test.mjs",
+  "tests/js/fixtures/a.json",
+  "bench/run.mjs",
+  "docs/redis.md",
+];
+const MAP = [
+  "# Architecture",
+  "",
+  "## Code map",
+  "",
+  "### `src/`: the core",
+  "",
+  "- `lib.rs`: the crate.",
+  "",
+  "### `js/`: the face",
+  "",
+  "- `queue.js`: the queue.",
+  "- `durable/`: a file per role: `queue.js` (the class), `store.js`.",
+  "- `redis.js`, `redis/`: the Redis entry.",
+  "  - `redis/keys.js`: the keys; `redis/lua/*.lua` the scripts, `lua/includes/record.lua`.",
+  "",
+  "### Elsewhere",
+  "",
+  "- `tests/js/` and `tests/bad-input.mjs`; `tools/serve.mjs`; `scripts/build.sh`; `redis/package.json`.",
+  "- `tarry-queue/redis` is a package name, `npm run bench` a command, `<name>.lua` a placeholder.",
+  "",
+  "## Invariants",
+  "",
+  "- `redis/keys.js` alone names keys; the build writes `dist/tarry.js`.",
+  "",
+].join("\n");
+
+test("code map: its scope is the source of js/ (Lua scripts by pattern), src/, scripts/, tools/, the shims and tests' top level", () => {
+  assert.deepEqual(inScope(FILES), [
+    "js/durable/queue.js",
+    "js/durable/store.js",
+    "js/queue.js",
+    "js/redis.js",
+    "js/redis/keys.js",
+    "js/redis/lua/includes/record.lua",
+    "redis/package.json",
+    "scripts/build.sh",
+    "src/lib.rs",
+    "tests/bad-input.mjs",
+    "tests/js/",
+    "tools/serve.mjs",
+  ]);
+  for (const word of ["queue.js", "redis/", "lua/includes/record.lua", "redis/lua/*.lua", "package.json"])
+    assert.ok(isPath(word), word);
+  for (const word of ["tarry-queue/redis", "npm run bench", "<name>.lua", ".d.ts", "Deadlines#wakeAt", "DelayQueue"])
+    assert.ok(!isPath(word), word);
+});
+
+test("code map: a map that names every file of its scope, by short names under its folders, passes", () => {
+  assert.deepEqual(mapProblems(MAP, FILES), []);
+});
+
+test("code map: a file of the scope it does not name fails, naming the file", () => {
+  assert.deepEqual(mapProblems(MAP, [...FILES, "js/ids.js", "tests/schedule/weight.mjs", "cron/package.json"]), [
+    "ARCHITECTURE.md: the code map does not name cron/package.json",
+    "ARCHITECTURE.md: the code map does not name js/ids.js",
+    "ARCHITECTURE.md: the code map does not name tests/schedule/",
+  ]);
+  // Named outside the code map's section does not count.
+  const outside = MAP.replace("- `queue.js`: the queue.\n", "").replace(
+    "## Invariants\n",
+    "## Invariants\n\n- `js/queue.js`.\n",
+  );
+  assert.deepEqual(mapProblems(outside, FILES), ["ARCHITECTURE.md: the code map does not name js/queue.js"]);
+  // A short name resolves to the nearest folder first: `store.js` outside the durable/ item is js/store.js.
+  const moved = MAP.replace(", `store.js`.", ".").replace(
+    "- `queue.js`: the queue.",
+    "- `queue.js`: the queue; `store.js`.",
+  );
+  assert.deepEqual(mapProblems(moved, FILES), [
+    "ARCHITECTURE.md:11: `store.js` names no tracked file or folder",
+    "ARCHITECTURE.md: the code map does not name js/durable/store.js",
+  ]);
+});
+
+test("code map: a backticked path that names nothing fails, anywhere in ARCHITECTURE.md, with its line", () => {
+  const text = `${MAP}- \`redis/gone.js\`, \`tests/nowhere/\`, \`js/redis/lua/*.py\`; \`scheduleAdvance.lua\` outside its folder.\n`;
+  assert.deepEqual(mapProblems(text, FILES), [
+    "ARCHITECTURE.md:24: `redis/gone.js` names no tracked file or folder",
+    "ARCHITECTURE.md:24: `tests/nowhere/` names no tracked file or folder",
+    "ARCHITECTURE.md:24: `js/redis/lua/*.py` names no tracked file or folder",
+    "ARCHITECTURE.md:24: `scheduleAdvance.lua` names no tracked file or folder",
+  ]);
+  // Paths in code blocks are not read.
+  assert.deepEqual(mapProblems(`${MAP}\n\`\`\`\n\`js/gone.js\`\n\`\`\`\n`, FILES), []);
 });
 
 test("README.md, docs/, ARCHITECTURE.md, CHANGELOG.md and the benchmark pages pass (npm run docs:check)", () => {

@@ -498,7 +498,7 @@ test("schedules: each one's rule, next and last run with its outcome, runs, skip
   const handler = dashboard(q, { token: TOKEN });
   const got = await (await get(handler, "/api/queues/orders/schedules")).json();
   assert.equal(got.total, 2);
-  assert.deepEqual(got.actions, ["unschedule"]);
+  assert.deepEqual(got.actions, ["pauseSchedule", "resumeSchedule", "trigger", "unschedule"]);
   const [beat, nightly] = got.schedules;
   assert.deepEqual(
     [beat.id, beat.rule, beat.every, beat.runs, beat.skipped, beat.catchUp, beat.overlap, beat.lastOutcome],
@@ -523,4 +523,34 @@ test("schedules: each one's rule, next and last run with its outcome, runs, skip
     (await q.schedules()).map((s) => s.id),
     ["nightly"],
   );
+});
+
+test("schedules: pause, resume and run now with the token, through the same POST rules as every change", async (t) => {
+  manualClock(t);
+  const q = await DurableDelayQueue.open(new FakeStorage(), { name: "orders" });
+  await q.schedule("nightly", { cron: "0 2 * * *", timezone: "Europe/Berlin" }, { kind: "report" });
+  const handler = dashboard(q, { token: TOKEN });
+  const nightly = async () => (await (await get(handler, "/api/queues/orders/schedules")).json()).schedules[0];
+  for (const what of ["pauseSchedule", "resumeSchedule", "trigger"]) {
+    assert.equal((await post(dashboard(q), `/api/queues/orders/${what}`, { id: "nightly" })).status, 403, "read-only");
+    assert.equal(
+      (await post(handler, `/api/queues/orders/${what}`, { id: "nightly" }, { origin: "https://evil.example" })).status,
+      403,
+      `${what}: another origin`,
+    );
+    assert.equal((await post(handler, `/api/queues/orders/${what}`, {})).status, 400, `${what}: no id`);
+  }
+  assert.equal((await nightly()).paused, false, "the refused changes changed nothing");
+  const done = async (what) =>
+    (await (await post(handler, `/api/queues/orders/${what}`, { id: "nightly" })).json()).done;
+  assert.equal(await done("pauseSchedule"), true);
+  assert.equal(await done("pauseSchedule"), false);
+  assert.equal((await nightly()).paused, true);
+  assert.equal(await q.size(), 0, "paused: no occurrence pending");
+  assert.equal(await done("resumeSchedule"), true);
+  assert.equal((await nightly()).paused, false);
+  assert.equal(await done("trigger"), true);
+  const shown = await nightly();
+  assert.deepEqual([shown.runs, shown.lastOutcome], [1, "due"], "the run now: counted, due until delivered");
+  assert.equal(await q.size(), 2, "the run now beside the pending occurrence");
 });

@@ -7,7 +7,7 @@
 import assert from "node:assert/strict";
 import "../../js/node.js";
 import { DurableDelayQueue } from "../../js/durable/queue.js";
-import { FakeStorage } from "./durable-storage.mjs";
+import { FakeStorage } from "../../tools/durable-storage.mjs";
 
 export { DurableDelayQueue, FakeStorage };
 

@@ -55,8 +55,9 @@ test("an object reset while an occurrence's handler runs: the occurrence comes a
   const queue = await DurableDelayQueue.open(storage);
   const { nextRun: t0 } = await queue.schedule("s", { every: 1000 }, "s");
   clock.now = t0;
-  storage.fire(() => queue.deliver(() => new Promise(() => {}))); // never finishes
-  await new Promise((r) => setTimeout(r, 10));
+  let running = false;
+  storage.fire(() => queue.deliver(() => ((running = true), new Promise(() => {})))); // never finishes
+  while (!running) await new Promise((r) => setImmediate(r)); // its attempt is stored by then
   // The object is reset: what storage holds is all that is left.
   const after = await DurableDelayQueue.open(storage.clone());
   assert.deepEqual(
@@ -74,4 +75,28 @@ test("an object reset while an occurrence's handler runs: the occurrence comes a
     [`s@${t0 + 1000}`, 1000, 1],
   ]);
   assert.equal((await after.schedules())[0].nextRun, t0 + 2000);
+});
+
+test("a paused schedule stays paused across an eviction (open() places nothing for it); resumed, catchUp decides; maxRuns ends it", async (t) => {
+  const clock = manualClock(t);
+  const storage = new FakeStorage();
+  const queue = await DurableDelayQueue.open(storage);
+  const { nextRun: t0 } = await queue.schedule("s", { every: 1000 }, "s", { maxRuns: 2 });
+  assert.equal(await queue.pauseSchedule("s"), true);
+  clock.now = t0 + 3500; // three occurrences due while paused
+  const again = await DurableDelayQueue.open(storage.clone()); // evicted meanwhile
+  assert.equal(await again.size(), 0, "open() does not heal a paused schedule's occurrence");
+  const [s] = await again.schedules();
+  assert.deepEqual([s.paused, s.nextRun, s.maxRuns], [true, t0, 2]);
+  assert.equal(await again.resumeSchedule("s"), true);
+  const got = [];
+  await again.deliver((_v, job) => got.push(job.deadline - t0));
+  assert.deepEqual(got, [3000], 'catchUp "one": the latest missed occurrence, once');
+  assert.deepEqual(await again.nextRuns("s", 5), [t0 + 4000], "one run left of maxRuns");
+  clock.now = t0 + 4000;
+  await again.deliver((_v, job) => got.push(job.deadline - t0));
+  assert.deepEqual(got, [3000, 4000]);
+  const [ended] = await again.schedules();
+  assert.deepEqual([ended.runs, ended.nextRun, ended.paused], [2, undefined, false], "ended, still listed");
+  assert.equal(await again.size(), 0);
 });

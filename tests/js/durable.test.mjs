@@ -1,5 +1,5 @@
 // DurableDelayQueue's own cases, against a fake Durable Object storage
-// (tests/js/durable-storage.mjs) on a clock moved by hand, so that deadlines, alarms and
+// (tools/durable-storage.mjs) on a clock moved by hand, so that deadlines, alarms and
 // orders are exact: the alarm firing early, late and twice, overlapping deliveries, failing
 // storage calls, what survives a restart (attempts, retry deadlines, dead letters, deliveries
 // that never finished), one transaction per call, and the arguments only Durable Objects
@@ -295,7 +295,9 @@ test("a handler that throws: the item comes back at its retry deadline, behind t
     ["flaky", 2],
   ]);
   assert.equal(storage.alarm, null);
-  assert.equal((await q.stats()).redelivered, 1);
+  const stats = await q.stats();
+  assert.equal(stats.retried, 1, "the nacked item's second delivery");
+  assert.equal(stats.redelivered, 0, "no delivery was left unfinished: a nack is not a redelivery");
 });
 
 test("a retry's deadline and attempt are in storage: they survive a restart, and the alarm is set for them", async (t) => {

@@ -127,7 +127,7 @@ test("with @opentelemetry/api impossible to load, every entry loads and a queue 
     await import("tarry-queue/redis");
     await import("${new URL("../../js/node.js", import.meta.url)}");
     const { DurableDelayQueue } = await import("${new URL("../../js/durable/queue.js", import.meta.url)}");
-    const { FakeStorage } = await import("${new URL("./durable-storage.mjs", import.meta.url)}");
+    const { FakeStorage } = await import("${new URL("../../tools/durable-storage.mjs", import.meta.url)}");
     const q = await DurableDelayQueue.open(new FakeStorage());
     await q.offer("x", 0);
     let seen = 0;

@@ -12,7 +12,7 @@ const now = () => performance.now();
 const hostSetTimeout = globalThis.setTimeout;
 const sleep = (ms) => new Promise((r) => hostSetTimeout(r, ms));
 /** Lateness allowed on a noisy 2-core machine; order and never-early are exact. */
-const LATE_MS = 250;
+const LATE_MS = 2000;
 
 /** Counts the host timers armed and not yet fired or cleared, for the whole test. */
 function watchHostTimers() {

@@ -11,7 +11,7 @@ import { DelayQueue } from "tarry-queue";
 const root = fileURLToPath(new URL("../..", import.meta.url));
 
 const _sleep = (ms) => new Promise((r) => setTimeout(r, ms));
-const LATE_MS = 250;
+const LATE_MS = 2000;
 
 /** Everything `q` holds, in order, taken out by waiting (so no item is early). */
 async function takeAll(q, n) {

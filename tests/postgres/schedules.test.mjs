@@ -198,3 +198,25 @@ test("every in SQL is js/schedule/rule.js EveryRule: the same next and latest oc
     assert.deepEqual([rows[i].next, rows[i].latest], want, `every ${period} from ${start}, at ${after}`);
   });
 });
+
+test("maxRuns and stopAt, not kept on Postgres yet: refused with a TypeError naming them, and nothing changed", async () => {
+  const q = new PostgresDelayQueue({ pg: db.pool, name: fresh("controls") });
+  await q.migrate();
+  await q.schedule("kept", { every: HOUR }, "v1");
+  for (const opts of [{ maxRuns: 3 }, { stopAt: Date.now() + 2 * HOUR }]) {
+    const [k] = Object.keys(opts);
+    await assert.rejects(q.schedule("kept", { every: 1000 }, "v2", opts), (e) => {
+      assert.equal(e.name, "TypeError");
+      assert.match(e.message, new RegExp(`^options\\.${k} is not supported by PostgresDelayQueue yet`));
+      return true;
+    });
+    await assert.rejects(q.schedule("new", { every: 1000 }, "n", opts), TypeError);
+  }
+  const list = await q.schedules();
+  assert.deepEqual(
+    list.map((s) => [s.id, s.every, s.value]),
+    [["kept", HOUR, "v1"]],
+  );
+  assert.equal(await q.size(), 1);
+  await q.close();
+});

@@ -312,7 +312,7 @@ test("queue names and prefixes with lone surrogates are refused: Redis would giv
 
 test("a take that times out or is aborted leaves its item in the queue", async () => {
   const q = open();
-  await q.offer("later", 1000, { id: "later" });
+  await q.offer("later", 3000, { id: "later" }); // seconds after the timeout and the abort
   assert.equal(await q.take({ timeout: 30 }), undefined);
   const ac = new AbortController();
   const aborted = q.take({ signal: ac.signal });
@@ -354,12 +354,14 @@ test("leases: an expired lease redelivers with a new token, a stale ack returns 
   assert.equal(await first.ack(), false, "an ack from a delivery that lost its lease");
   assert.equal(await first.nack(), false);
   assert.equal(await first.extend(), false);
-  assert.equal(await second.extend(1000), true);
+  assert.equal(await second.extend(5000), true); // seconds past the take's timeout
   assert.equal(await q.take({ timeout: 400 }), undefined, "an extended lease does not run out");
   assert.equal(await second.ack(), true);
   assert.equal(await second.ack(), false, "acked twice");
   const s = await q.stats();
   assert.deepEqual([s.pending, s.inFlight, s.dead], [0, 0, 0]);
+  // One word, one meaning: the expired lease is a redelivery here, in every process's figures and in the event.
+  assert.deepEqual([s.delivered, s.retried, s.redelivered, s.all.redelivered], [2, 1, 1, 1]);
 });
 
 test("nack: back after its delay; after maxAttempts into the dead letters; retryDead", async () => {
@@ -384,6 +386,8 @@ test("nack: back after its delay; after maxAttempts into the dead letters; retry
   assert.deepEqual([c.id, c.attempt], ["x", 1]);
   await c.ack();
   assert.deepEqual(await q.deadLetters(), { items: [], next: undefined });
+  const s = await q.stats();
+  assert.deepEqual([s.retried, s.redelivered, s.all.redelivered], [1, 0, 0], "a nack's retry is no redelivery");
 });
 
 test("process(): acks on success, extends leases while the handler runs, dead-letters an always-failing item", async () => {

@@ -8,7 +8,7 @@ import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
 import { Cluster } from "ioredis";
 import { RedisDelayQueue } from "tarry-queue/redis";
-import { startCluster } from "./redis-server.mjs";
+import { startCluster } from "../../tools/redis-server.mjs";
 
 const cli = fileURLToPath(new URL("../../js/cli.js", import.meta.url));
 const run = promisify(execFile);

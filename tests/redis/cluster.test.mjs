@@ -6,7 +6,7 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { Cluster } from "ioredis";
-import { startCluster } from "./redis-server.mjs";
+import { startCluster } from "../../tools/redis-server.mjs";
 import { correctnessRun } from "./fleet.mjs";
 
 /** Two queue names whose keys ({name}) hash to slots served by different masters. */

@@ -13,7 +13,7 @@ import { setTimeout as sleep } from "node:timers/promises";
 import { Redis } from "ioredis";
 import { RedisDelayQueue } from "tarry-queue/redis";
 import { privateRedis } from "./fixture.mjs";
-import { startRedis } from "./redis-server.mjs";
+import { startRedis } from "../../tools/redis-server.mjs";
 
 const fx = privateRedis("c");
 const open = fx.open;

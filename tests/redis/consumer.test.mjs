@@ -12,7 +12,7 @@ import { Redis } from "ioredis";
 import { RedisDelayQueue } from "tarry-queue/redis";
 import { LIBRARY } from "../../js/redis/lua.js";
 import { privateRedis } from "./fixture.mjs";
-import { startRedis } from "./redis-server.mjs";
+import { startRedis } from "../../tools/redis-server.mjs";
 
 const fx = privateRedis("k");
 const open = fx.open;

@@ -4,7 +4,7 @@
 // out once, none before its deadline, each worker's in deadline order, none completed twice.
 
 import { test } from "node:test";
-import { startRedis } from "./redis-server.mjs";
+import { startRedis } from "../../tools/redis-server.mjs";
 import { correctnessRun } from "./fleet.mjs";
 
 test("3 workers, 1 producer, 10^4 items due within 5 s: all delivered once, in order, never early", async () => {

@@ -9,7 +9,7 @@ import assert from "node:assert/strict";
 import { setTimeout as sleep } from "node:timers/promises";
 import { Redis } from "ioredis";
 import { RedisDelayQueue } from "tarry-queue/redis";
-import { startRedis } from "./redis-server.mjs";
+import { startRedis } from "../../tools/redis-server.mjs";
 
 const servers = [];
 const queues = [];

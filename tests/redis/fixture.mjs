@@ -5,7 +5,7 @@
 import { after, before } from "node:test";
 import { Redis } from "ioredis";
 import { RedisDelayQueue } from "tarry-queue/redis";
-import { startRedis } from "./redis-server.mjs";
+import { startRedis } from "../../tools/redis-server.mjs";
 
 /**
  * Registers the file's before/after hooks; `server` and `raw` are set once `before` has run.

@@ -2,7 +2,7 @@
 // what one at the start does), pause() reaching a consumer in another process at once, the
 // events of every process (observe: true) across a kill -9 and a lease expiry, every
 // process's figures in stats().all, and the OpenTelemetry metrics. A private redis-server
-// (tests/redis/redis-server.mjs).
+// (tools/redis-server.mjs).
 import { after, before, test } from "node:test";
 import assert from "node:assert/strict";
 import { fork } from "node:child_process";
@@ -10,7 +10,7 @@ import { fileURLToPath } from "node:url";
 import { metrics } from "@opentelemetry/api";
 import { AggregationTemporality, MeterProvider, MetricReader } from "@opentelemetry/sdk-metrics";
 import { RedisDelayQueue } from "tarry-queue/redis";
-import { startRedis } from "./redis-server.mjs";
+import { startRedis } from "../../tools/redis-server.mjs";
 
 const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 const say = (line) => console.log(`# ${line}`);

@@ -4,7 +4,7 @@ import { after, before, test } from "node:test";
 import assert from "node:assert/strict";
 import { RedisDelayQueue } from "tarry-queue/redis";
 import { MAX_REASON } from "../../js/reason.js";
-import { startRedis } from "./redis-server.mjs";
+import { startRedis } from "../../tools/redis-server.mjs";
 
 let server;
 let queue;

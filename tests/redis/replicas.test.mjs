@@ -8,7 +8,7 @@ import assert from "node:assert/strict";
 import { setTimeout as sleep } from "node:timers/promises";
 import { Redis } from "ioredis";
 import { RedisDelayQueue } from "tarry-queue/redis";
-import { startRedis } from "./redis-server.mjs";
+import { startRedis } from "../../tools/redis-server.mjs";
 
 let primary;
 let replica;
@@ -91,6 +91,20 @@ test("more replicas asked for than there are: rejects saying 1 of 2", async () =
     assert.match(e.message, /1 of 2 replicas confirmed it within 200 ms/);
     return true;
   });
+});
+
+test("waitForReplicas.timeout just below commandTimeout (999 with 1000): the offer says 1 of 2 replicas, not no reply", async () => {
+  const q = open({ waitForReplicas: { count: 2, timeout: 999 }, commandTimeout: 1000 });
+  await q.size();
+  // Redis answers WAIT up to a server tick after its timeout: several tries, one after the other.
+  for (let n = 0; n < 4; n++) {
+    const error = await q.offer(n, 60_000).then(
+      () => assert.fail("the offer resolved with one replica of the two asked for"),
+      (e) => e,
+    );
+    assert.match(error.message, /1 of 2 replicas confirmed it within 999 ms/, `try ${n}: ${error.message}`);
+  }
+  assert.equal(await q.size(), 4, "every offer is stored on the primary");
 });
 
 test("bad waitForReplicas: a clear error naming the option", () => {

@@ -13,7 +13,7 @@ import { promisify } from "node:util";
 import { setTimeout as sleep } from "node:timers/promises";
 import { Cluster } from "ioredis";
 import { RedisDelayQueue } from "tarry-queue/redis";
-import { startCluster } from "./redis-server.mjs";
+import { startCluster } from "../../tools/redis-server.mjs";
 
 const run = promisify(execFile);
 const FILLER = 8000;

@@ -10,7 +10,7 @@ import assert from "node:assert/strict";
 import { setTimeout as sleep } from "node:timers/promises";
 import { Cluster } from "ioredis";
 import { RedisDelayQueue } from "tarry-queue/redis";
-import { startCluster, startRedis } from "./redis-server.mjs";
+import { startCluster, startRedis } from "../../tools/redis-server.mjs";
 import { startWorker, until } from "./fleet.mjs";
 
 const say = (...a) => console.log(`# ${a.join(" ")}`);

@@ -14,7 +14,7 @@ import { cron } from "tarry-queue/cron";
 import { RedisDelayQueue } from "tarry-queue/redis";
 import { LUA } from "../../js/redis/lua.js";
 import { KEY_NAMES } from "../../js/redis/keys.js";
-import { startRedis } from "./redis-server.mjs";
+import { startRedis } from "../../tools/redis-server.mjs";
 import { luaDir, sourceOf } from "../../scripts/lua.mjs";
 import { EARLIEST_INSTANT, LATEST_INSTANT } from "../../js/arguments.js";
 import { catchUp, EveryRule } from "../../js/schedule/rule.js";
@@ -527,4 +527,33 @@ return out
     });
   }
   assert.equal(compared, 4000);
+});
+
+test("a schedule record written before maxRuns, stopAt and pause reads as none and not paused, and takes them", async () => {
+  const q = open();
+  const made = await q.schedule("legacy", { every: 60000 }, { kind: "old" });
+  const due = /** @type {number} */ (made.nextRun);
+  // Back to the form the previous version wrote: ... 'v' version '|' running '|' value.
+  const record = await raw.hget(q.keys.schedules, "legacy");
+  const legacy = record.replace(/\|l\|\|0\|\{/, "|{");
+  assert.notEqual(legacy, record, "the record had the limits' fields");
+  await raw.hset(q.keys.schedules, "legacy", legacy);
+  let [s] = await q.schedules();
+  assert.deepEqual(
+    [s.id, s.every, s.nextRun, s.value, s.maxRuns, s.stopAt, s.paused],
+    ["legacy", 60000, due, { kind: "old" }, undefined, undefined, false],
+  );
+  assert.deepEqual(await q.nextRuns("legacy", 2), [due, due + 60000]);
+  assert.equal(await q.pauseSchedule("legacy"), true);
+  assert.equal(await q.size(), 0, "paused: its occurrence taken away");
+  [s] = await q.schedules();
+  assert.deepEqual([s.paused, s.nextRun, s.value], [true, due, { kind: "old" }]);
+  assert.equal(await q.resumeSchedule("legacy"), true);
+  assert.equal(await q.size(), 1);
+  const info = await q.schedule("legacy", { every: 60000 }, { kind: "new" }, { maxRuns: 1 });
+  assert.deepEqual([info.nextRun, info.maxRuns], [due, 1], "the same rule: the chain goes on, with the limit");
+  assert.equal(await q.trigger("legacy"), true);
+  [s] = await q.schedules();
+  assert.deepEqual([s.runs, s.nextRun], [1, undefined], "its one run, triggered, ended it");
+  assert.equal(await q.size(), 1, "the triggered run is the one item left");
 });

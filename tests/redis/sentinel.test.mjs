@@ -13,7 +13,7 @@ import assert from "node:assert/strict";
 import { createServer, connect } from "node:net";
 import { setTimeout as sleep } from "node:timers/promises";
 import { RedisDelayQueue } from "tarry-queue/redis";
-import { startRedis, startSentinel } from "./redis-server.mjs";
+import { startRedis, startSentinel } from "../../tools/redis-server.mjs";
 
 const COMMAND_TIMEOUT = 3000;
 const stoppers = [];

@@ -2,7 +2,8 @@
 // K tags on different masters, a producer and three worker processes (every item once, none
 // early, each worker's deliveries in deadline order within each shard), the load spread over
 // the masters (INFO commandstats), and in this process FIFO ties within a shard, cancel and
-// reschedule by id, dead letters, pause across shards and a queue opened with another K.
+// reschedule by id, dead letters, pause across shards, a queue opened with another K, and a
+// node's URL given to a client that is no Cluster.
 //
 // The placement rule is the documented one, computed here on its own: shard i's tag is the
 // name plus the shortest suffix ("", "~0", "~1", ...) whose slot is in [i·16384/K,
@@ -12,7 +13,7 @@ import { after, before, test } from "node:test";
 import assert from "node:assert/strict";
 import { Cluster } from "ioredis";
 import { RedisDelayQueue } from "tarry-queue/redis";
-import { startCluster } from "./redis-server.mjs";
+import { startCluster } from "../../tools/redis-server.mjs";
 import { correctnessRun } from "./fleet.mjs";
 
 /** CRC16-CCITT (XMODEM) of a string's UTF-8 bytes, bit by bit (Redis Cluster's key hash). */
@@ -284,4 +285,61 @@ test("events across shards: this process's, and with observe: true every process
   while (seen.length < 3 && Date.now() < end) await new Promise((r) => setTimeout(r, 20));
   assert.deepEqual(mine.sort(), [...ids].sort());
   assert.deepEqual(seen.sort(), [...ids].sort());
+});
+
+test("a Cluster node's URL on a client that is no Cluster: the first call rejects at once saying to pass an ioredis Cluster", async () => {
+  const node = cluster.nodes[0];
+  // A queue whose slot another node owns (MOVED), and a queue over 3 shards (CROSSSLOT when
+  // the calls of its shards go in one run, MOVED for the shards elsewhere).
+  let name = "elsewhere-0";
+  for (let i = 1; (await ownerOf(`{${name}}`)) === node.port; i++) name = `elsewhere-${i}`;
+  for (const opts of [{ name }, { name: `three-${serial}`, shards: 3 }]) {
+    const q = new RedisDelayQueue({
+      redis: `redis://127.0.0.1:${node.port}`,
+      commandTimeout: 10_000,
+      onerror: () => {},
+      ...opts,
+    });
+    try {
+      const started = performance.now();
+      const error = await q.offer(1, 60_000).then(
+        () => assert.fail(`the offer of ${JSON.stringify(opts)} resolved through one node's URL`),
+        (e) => e,
+      );
+      const ms = performance.now() - started;
+      assert.match(error.message, /node of a Redis Cluster.*pass an ioredis Cluster/, JSON.stringify(opts));
+      assert.ok(ms < 5000, `${JSON.stringify(opts)}: rejected after ${ms} ms, not at once`);
+    } finally {
+      await q.close();
+    }
+  }
+});
+
+test("a cold process's first offerMany over 3 shards: deadlines in delayMs order across shards, none before call + delay", async () => {
+  const fresh = new Cluster(cluster.seeds, { enableAutoPipelining: true });
+  const q = new RedisDelayQueue({ redis: fresh, name: `cold-${++serial}`, shards: 3, onerror: () => {} });
+  try {
+    // Ids on every shard, in turn, each item 100 ms after the one before.
+    const ids = [0, 1, 2].map((i) => idsOn(i, 3, 4, "cold"));
+    const items = Array.from({ length: 12 }, (_, n) => ({
+      value: n,
+      delayMs: 1000 + 100 * n,
+      id: ids[n % 3][Math.floor(n / 3)],
+    }));
+    const calledAt = Date.now();
+    await q.offerMany(items);
+    const deadlines = [];
+    for (const it of items) deadlines.push((await q.get(it.id)).deadline);
+    for (let n = 0; n < items.length; n++) {
+      assert.ok(deadlines[n] >= calledAt + items[n].delayMs, `item ${n} is due before call + delay`);
+      if (n > 0)
+        assert.ok(
+          deadlines[n] > deadlines[n - 1],
+          `item ${n} (shard ${n % 3}) is due before item ${n - 1}: ${deadlines.map((d) => Math.round(d - calledAt)).join(", ")}`,
+        );
+    }
+  } finally {
+    await q.close();
+    fresh.disconnect();
+  }
 });

@@ -18,6 +18,7 @@ local sid, due, keep = ARGV[2], ARGV[3], ARGV[4]
 local S = sched_get(sid)
 if S == nil or S.kind ~= 'c' or S.due ~= due or S.version ~= ARGV[6] then return { 0, head() or false } end
 local before = head()
+if keep ~= 'end' and ends(S, S.runs, tonumber(keep)) then keep = 'end' end -- past stopAt: it ends
 if keep ~= due then
   if keep ~= 'end' and S.last ~= '' and tonumber(keep) <= tonumber(S.last) then return { 0, head() or false } end
   unplace(sid, S)

@@ -7,11 +7,14 @@
   ARGV: channel, id, kind ('e' every, 'c' cron), rule (the period, or the expression), start
     ('' or epoch ms), zone, catchUp, overlap ('1' or '0'), value, and for cron: first (the rule's
     first occurrence at or after the start the client chose, '' for none), succ (the one after
-    it, '' for none)
+    it, '' for none); then maxRuns and stopAt ('' for none)
   Reply: now, 1 (created), 2 (updated) or 0 (nothing changed: cron's first occurrence must come
     after the third field, the latest run or the replaced occurrence, and the client computes it
-    again from there); then
+    again from there) or 3 (nothing changed: a new schedule's first occurrence, the third field,
+    is after stopAt); then
     the schedule as includes/schedule.lua's sched_reply gives it
+  A schedule whose limits are reached (maxRuns, stopAt) ends: no occurrence pending. A paused
+  one stays paused: its occurrence noted, with no item.
   The rule's version is new whenever what a client computes for the schedule changes (its
   expression, zone or catchUp) or its chain is replaced: an answer computed before is refused
   (scheduleAdvance).
@@ -25,21 +28,25 @@ local sid = ARGV[2]
 local old = sched_get(sid)
 local S = { kind = ARGV[3], rule = ARGV[4], start = ARGV[5], zone = ARGV[6], catch = ARGV[7], overlap = ARGV[8],
   value = ARGV[9], due = '', succ = '', last = '', began = '', wait = '0', runs = 0, skipped = 0, version = '0',
-  running = '' }
+  running = '', max_runs = ARGV[12] or '', stop_at = ARGV[13] or '', paused = '0' }
 if old then
   S.last, S.began, S.runs, S.skipped, S.version, S.running = old.last, old.began, old.runs, old.skipped, old.version,
     old.running
+  S.paused = old.paused
 end
 local before = head()
 local same = old and old.kind == S.kind and old.rule == S.rule and old.zone == S.zone
   and (S.start == '' or S.start == old.start)
 local pid, pr
 if old then pid, pr = pending_occurrence(sid, old) end
-if not (same and pid and old.catch == S.catch) then S.version = string.format('%d', seqs(1)) end
-if same and pid then
+-- A paused schedule's occurrence has no item: it is noted, not gone.
+local kept = pid or (old and old.paused == '1' and old.due ~= '')
+if same and kept and ends(S, S.runs, tonumber(old.due)) then kept = false end -- its limits are reached
+if not (same and kept and old.catch == S.catch) then S.version = string.format('%d', seqs(1)) end
+if same and kept then
   -- The same rule: the chain goes on.
   S.start, S.due, S.succ, S.wait = old.start, old.due, old.succ, old.wait
-  if pr.value ~= S.value then
+  if pr and pr.value ~= S.value then
     pr.value = S.value
     save(pid, pr)
   end
@@ -47,7 +54,9 @@ else
   -- The first occurrence after now and after the latest run, and after a pending occurrence
   -- that an item offered under its id replaced.
   local floor = S.last ~= '' and tonumber(S.last) or nil
-  if old and old.due ~= '' and not pid then floor = math.max(floor or tonumber(old.due), tonumber(old.due)) end
+  if old and old.due ~= '' and not pid and old.paused ~= '1' then
+    floor = math.max(floor or tonumber(old.due), tonumber(old.due))
+  end
   local from = math.ceil(now)
   if floor then from = math.max(from, floor + 1) end
   local first
@@ -61,8 +70,11 @@ else
     if first ~= nil and floor and first <= floor then return { fmt(now), 0, whole(floor) } end
     S.succ = ARGV[11] == '' and 'end' or ARGV[11]
   end
+  if first ~= nil and not old and S.stop_at ~= '' and first > tonumber(S.stop_at) then
+    return { fmt(now), 3, whole(first) }
+  end
   if old then unplace(sid, old) end
-  if first ~= nil then place(sid, S, first) end
+  if first ~= nil and not ends(S, S.runs, first) then place(sid, S, first) end
 end
 sched_put(sid, S)
 announce(ARGV[1], before)

@@ -36,6 +36,9 @@ expectType<RedisJob<Order> | undefined>()(timed);
 const perhaps: number | undefined = Math.random() < 0.5 ? 100 : undefined;
 expectType<RedisJob<Order> | undefined>()(await orders.take({ timeout: perhaps }));
 expectType<Promise<number>>()(sizeOf(orders));
+// The keys: the queue's own, and on a queue of more than one shard every shard's.
+expectType<string>()(orders.keys.pending);
+expectType<string[] | undefined>()(orders.keys.shards?.map((k) => k.pending));
 new RedisDelayQueue<Reminder>({ name: "reminders" });
 new RedisDelayQueue<string[]>({ name: "lists" });
 new RedisDelayQueue<null>({ name: "nothing" });

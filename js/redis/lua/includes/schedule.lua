@@ -2,7 +2,8 @@
 -- or writes one, and the steps of its chain of occurrences (docs/schedules.md has the rules):
 --
 --   kind '|' rule '|' start '|' zone '|' catchUp '|' overlap '|' due '|' succ '|' last '|'
---   began '|' wait '|' runs '|' skipped '|' 'v' version '|' running '|' value
+--   began '|' wait '|' runs '|' skipped '|' 'v' version '|' running '|' 'l' maxRuns '|' stopAt '|'
+--   paused '|' value
 --
 -- kind e (every: rule its period in ms, start its first occurrence) or c (cron: rule the
 -- expression, zone its IANA time zone, start '' or the instant given); catchUp one, all or
@@ -14,9 +15,11 @@
 -- each time schedule() changes what a client computes for it (expression, zone, catchUp) or
 -- replaces its chain, so that a successor computed under an older rule is refused; running
 -- the due time of the run handed out last, first delivery or retry ('' none); value the
--- JSON text every occurrence carries. Times are whole epoch ms ('%.0f': whole), began ms
--- with decimals. A record written before version and running existed reads as version 0,
--- running ''.
+-- JSON text every occurrence carries; maxRuns and stopAt the limits ('' none: spec.js
+-- `endsAt`), paused 1 while pauseSchedule() holds it (due the occurrence it waits for, with no
+-- item for it). Times are whole epoch ms ('%.0f': whole), began ms with decimals. A record
+-- written before version and running existed reads as version 0, running ''; one written
+-- before the limits, with none and not paused.
 --
 -- An occurrence is an item (includes/record.lua) whose record names its schedule, with the id
 -- occurrence_id(schedule id, due) (includes defs): each schedule has exactly one pending, the
@@ -50,22 +53,34 @@ local function sched_get(sid) -- luacheck: ignore 211
   -- JSON text never starts with v: a record without these fields is one written before them.
   local version, running, from = string.match(rec, '^v(%d+)|(%-?%d*)|()', at)
   if version == nil then version, running, from = '0', '', at end
+  -- Nor with l: a record without the limits is one written before them.
+  local max_runs, stop_at, held, rest = string.match(rec, '^l(%d*)|(%-?%d*)|([01])|()', from)
+  if max_runs == nil then max_runs, stop_at, held, rest = '', '', '0', from end
   return { kind = kind, rule = rule, start = origin, zone = zone, catch = catch, overlap = overlap, due = due,
     succ = succ, last = last, began = began, wait = wait, runs = tonumber(runs), skipped = tonumber(skipped),
-    version = version, running = running, value = string.sub(rec, from) }
+    version = version, running = running, max_runs = max_runs, stop_at = stop_at, paused = held,
+    value = string.sub(rec, rest) }
 end
 
 local function sched_put(sid, S) -- luacheck: ignore 211
   redis.call('HSET', schedules, sid, table.concat({ S.kind, S.rule, S.start, S.zone, S.catch, S.overlap, S.due,
     S.succ, S.last, S.began, S.wait, string.format('%d', S.runs), string.format('%d', S.skipped),
-    'v' .. S.version, S.running, S.value }, '|'))
+    'v' .. S.version, S.running, 'l' .. S.max_runs, S.stop_at, S.paused, S.value }, '|'))
+end
+
+-- Whether a schedule that has made `runs` runs ends rather than wait for occurrence t (nil:
+-- its rule has none): maxRuns reached, or t after stopAt (spec.js endsAt).
+local function ends(S, runs, t) -- luacheck: ignore 211
+  if t == nil then return true end
+  if S.max_runs ~= '' and runs >= tonumber(S.max_runs) then return true end
+  return S.stop_at ~= '' and t > tonumber(S.stop_at)
 end
 
 -- What a reply says of a schedule: id, kind, rule, start, zone, catchUp, overlap, due, last,
--- runs, skipped, value.
+-- runs, skipped, maxRuns, stopAt, paused, value.
 local function sched_reply(out, sid, S) -- luacheck: ignore 211
   for _, v in ipairs({ sid, S.kind, S.rule, S.start, S.zone, S.catch, S.overlap, S.due, S.last, S.runs, S.skipped,
-    S.value }) do
+    S.max_runs, S.stop_at, S.paused, S.value }) do
     out[#out + 1] = v
   end
 end
@@ -76,14 +91,21 @@ local function every_of(S) return tonumber(S.start), tonumber(S.rule) end
 -- Makes the occurrence due at `due` the schedule's pending one, as an item; an item of that id
 -- already present is kept (ifExists "keep"). Occurrences placed are always later than any run
 -- handed out, so that id is free but for an item a caller offered under it.
-local function place(sid, S, due) -- luacheck: ignore 211
-  S.due = whole(due)
-  local id = occurrence_id(sid, S.due)
-  if redis.call('HEXISTS', items, id) == 1 then return end
+-- A paused schedule only notes it (due), with no item.
+local function occurrence_item(sid, S, due)
+  local id = occurrence_id(sid, whole(due))
+  if redis.call('HEXISTS', items, id) == 1 then return false end
   local r = { state = 'p', seq = hex(seqs(1)), deadline = fmt(due), attempt = 0, token = '', schedule = sid,
     value = S.value }
   save(id, r)
   redis.call('ZADD', pending, r.deadline, r.seq .. id)
+  return true
+end
+
+local function place(sid, S, due) -- luacheck: ignore 211
+  S.due = whole(due)
+  if S.paused == '1' then return end
+  occurrence_item(sid, S, due)
 end
 
 -- The schedule's pending occurrence: its id and record, when it is there and pending.
@@ -199,6 +221,7 @@ local function occur(id, r, now, needs, skips) -- luacheck: ignore 211
     end
     run = due
   end
+  if run ~= nil and S.stop_at ~= '' and run > tonumber(S.stop_at) then run = nil end -- a catch-up "one" past the end
   if run ~= nil and S.overlap == '0' then
     local lasts = run_lasts(sid, S, id)
     if lasts then
@@ -217,6 +240,7 @@ local function occur(id, r, now, needs, skips) -- luacheck: ignore 211
   end
   redis.call('HDEL', items, id)
   S.wait = '0'
+  if after ~= nil and ends(S, S.runs + (run and 1 or 0), after) then after = nil end -- its last run
   if after ~= nil then place(sid, S, after) else S.due = '' end
   if S.kind == 'c' then
     S.succ = ''
@@ -253,4 +277,22 @@ local function ended(sid, id) -- luacheck: ignore 211
   redis.call('ZREM', pending, pr.seq .. pid)
   enqueue(pid, pr, fmt(clock()))
   announce(head_channel(), before)
+end
+
+-- One extra run of schedule sid now (scheduleTrigger): an item `<sid>@<now>` due now, counted
+-- as a run; its last one (maxRuns) ends the schedule. With overlap false, none while a run of
+-- the schedule lasts. Returns whether it was added.
+local function trigger(sid, S, now) -- luacheck: ignore 211
+  if S.due == '' and S.paused ~= '1' then return false end
+  if S.overlap == '0' and run_lasts(sid, S, '') then return false end
+  local at = math.ceil(now)
+  if S.last ~= '' then at = math.max(at, tonumber(S.last) + 1) end
+  if not occurrence_item(sid, S, at) then return false end
+  S.last, S.began, S.runs = whole(at), fmt(now), S.runs + 1
+  S.running = S.last
+  if S.max_runs ~= '' and S.runs >= tonumber(S.max_runs) then
+    unplace(sid, S)
+    S.paused = '0'
+  end
+  return true
 end

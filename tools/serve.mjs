@@ -1,8 +1,9 @@
 // A small static server for the repository root, so that the demo (/www/), the package's
 // JS (/js/) and its wasm (/dist/) load from one origin as they would from a CDN. `npm start`
-// runs it; the browser tests import serve() from here. Port: $PORT, or a free one.
+// runs it; the browser and bundler tests and the Chromium benchmark import serve() from here.
+// Port: $PORT, or a free one.
 //
-//   node scripts/serve.mjs        → prints http://127.0.0.1:<port>/www/
+//   node tools/serve.mjs        → prints http://127.0.0.1:<port>/www/
 
 import { createServer } from "node:http";
 import { createReadStream } from "node:fs";

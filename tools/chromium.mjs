@@ -1,6 +1,6 @@
 // Headless Chromium for the browser tests: Debian's /usr/bin/chromium (scripts/setup-browser.sh
 // installs it) driven by playwright-core, with a fresh profile, and the repository served by
-// scripts/serve.mjs so that pages load /www/, /js/ and /dist/ as a site would.
+// tools/serve.mjs so that pages load /www/, /js/ and /dist/ as a site would.
 
 import { after, before } from "node:test";
 import assert from "node:assert/strict";
@@ -9,10 +9,10 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { chromium } from "playwright-core";
-import { serve } from "../../scripts/serve.mjs";
+import { serve } from "./serve.mjs";
 
 export const executablePath = process.env.CHROMIUM ?? "/usr/bin/chromium";
-export const artifacts = fileURLToPath(new URL("../artifacts/", import.meta.url));
+export const artifacts = fileURLToPath(new URL("../tests/artifacts/", import.meta.url));
 
 export const args = [
   "--no-sandbox", // as root, and in containers

@@ -1,0 +1,126 @@
+// The producing side of a Redis queue: an offer's arguments checked into an Offer (its id,
+// generated when not given, what it does when that id is present, its delay or deadline, the
+// value's JSON text, when it was called), every one before anything is sent; and one offer
+// script run, followed by WAIT when the queue asks for replicas (js/redis/durability.js).
+// js/redis.js gathers a turn's offers into such runs (js/redis/batch.js); a sharded queue
+// (js/redis/shards.js) checks here too, then sends each item to its shard.
+
+import { checkId, checkIfExists, describe, isRevoked, options } from "../arguments.js";
+import { newId } from "../ids.js";
+import { jsonText } from "../json.js";
+import { fewerReplicas } from "./durability.js";
+import { checkDeadline, checkDelay, JSON_RULES } from "./options.js";
+import { SCRIPTS } from "./scripts.js";
+
+/**
+ * An offer, checked: its id, what it does when that id is present, how its deadline is given
+ * ("d" a delay from its call, "a" an absolute deadline), that delay or deadline, the value's
+ * JSON text, and when it was called.
+ * @typedef {{ id: string, ifExists: "replace" | "keep" | "extend", kind: "d" | "a", ms: number, json: string, at: import("./clock.js").Moment }} Offer
+ */
+
+/**
+ * offer()'s arguments, checked.
+ * @param {unknown} value
+ * @param {unknown} delayMs
+ * @param {unknown} opts
+ * @param {import("./clock.js").Moment} at
+ */
+export function checkOffer(value, delayMs, opts, at) {
+  const ms = checkDelay(delayMs, "delayMs");
+  return itemOf(value, "value", opts, "options", "offer()", "d", ms, at);
+}
+
+/**
+ * offerAt()'s arguments, checked.
+ * @param {unknown} value
+ * @param {unknown} deadline
+ * @param {unknown} opts
+ * @param {import("./clock.js").Moment} at
+ */
+export function checkOfferAt(value, deadline, opts, at) {
+  const ms = checkDeadline(deadline, "deadline");
+  return itemOf(value, "value", opts, "options", "offerAt()", "a", ms, at);
+}
+
+/**
+ * offerMany()'s items, checked, every one before anything is sent.
+ * @param {unknown} items
+ * @param {import("./clock.js").Moment} at
+ * @returns {Offer[]}
+ */
+export function checkMany(items, at) {
+  if (isRevoked(items) || !Array.isArray(items)) throw new TypeError(`items must be an array, got ${describe(items)}`);
+  return items.map((it, i) => {
+    const where = `items[${i}]`;
+    if (it === null || typeof it !== "object" || isRevoked(it))
+      throw new TypeError(`${where} must be an object, got ${describe(it)}`);
+    const o = options(it, where, ["value", "delayMs", "deadline", "id", "ifExists"], "offerMany()");
+    if ((o.delayMs === undefined) === (o.deadline === undefined))
+      throw new TypeError(`${where} must have exactly one of delayMs and deadline`);
+    const timing =
+      o.delayMs !== undefined
+        ? /** @type {const} */ (["d", checkDelay(o.delayMs, `${where}.delayMs`)])
+        : /** @type {const} */ (["a", checkDeadline(o.deadline, `${where}.deadline`)]);
+    const opts = { id: o.id, ifExists: o.ifExists };
+    return itemOf(o.value, `${where}.value`, opts, where, "offerMany()", timing[0], timing[1], at);
+  });
+}
+
+/**
+ * An offer checked: its id (generated when not given), ifExists and the value's JSON text.
+ * @param {unknown} value
+ * @param {string} where the value's path, for messages
+ * @param {unknown} opts
+ * @param {string} optsName
+ * @param {string} of the call, for messages
+ * @param {"d" | "a"} kind
+ * @param {number} ms
+ * @param {import("./clock.js").Moment} at
+ * @returns {Offer}
+ */
+function itemOf(value, where, opts, optsName, of, kind, ms, at) {
+  const o = optsName === "options" ? options(opts, optsName, ["id", "ifExists"], of) : /** @type {any} */ (opts);
+  const id = o.id === undefined ? newId() : o.id;
+  checkId(id, `${optsName}.id`);
+  const ifExists = checkIfExists(o.ifExists, `${optsName}.ifExists`);
+  return { id, ifExists, kind, ms, json: jsonText(value, where, JSON_RULES), at };
+}
+
+/**
+ * Runs one offer script for `items` (one script's worth) on `queue`'s connection, then WAIT
+ * when the queue asks for replicas; resolves with the items once Redis has them.
+ * @param {{ conn: import("./connection.js").Connection, channel: string, options: import("./options.js").QueueOptions, consumer: import("./consumer.js").Consumer, vanished: () => void }} queue
+ *   (`vanished`: tells that a script found the sequence counter gone)
+ * @param {Offer[]} items
+ * @returns {Promise<Offer[]>}
+ */
+export function sendOffers({ conn, channel, options: o, consumer, vanished: lost }, items) {
+  const first = items[0].at;
+  const params = () => ({
+    channel,
+    // One stamp for the run, the first call's; a later call's delay counts from its own call.
+    stamp: conn.clock.stamp(first),
+    first: first.at,
+    tolerance: o.clockTolerance,
+    items,
+  });
+  const ran = conn.run(SCRIPTS.offer, params).then(({ head, vanished }) => {
+    if (vanished) lost();
+    consumer.sawHead(head);
+    return items;
+  });
+  const asked = o.waitForReplicas;
+  if (!asked) return ran;
+  // Once the script has answered, on the same connection: WAIT counts the replicas that have
+  // every write this connection made so far, the script's included. Not sooner: a command
+  // pipelined with WAIT (ioredis' auto-pipelining) has its reply only once WAIT answered. WAIT
+  // blocks for up to its timeout, and Redis answers it up to a server tick (~100 ms) after:
+  // its limit counts from there, so that it fails saying how many replicas confirmed.
+  const wait = (/** @type {import("./client.js").Client} */ client) => client.wait(asked.count, asked.timeout);
+  const waited = ran.then(() => conn.command(wait, asked.timeout));
+  return Promise.all([ran, waited]).then(([offered, acknowledged]) => {
+    if (Number(acknowledged) < asked.count) throw fewerReplicas(Number(acknowledged), asked);
+    return offered;
+  });
+}
