@@ -75,9 +75,9 @@ export interface RedisDelayQueueOptions {
   /**
    * Replicas that must have each offer before `offer()`, `offerAt()` and `offerMany()` resolve
    * (Redis `WAIT` after each offer script), and how long (ms) to wait for them: default 1000,
-   * less than the command timeout. When fewer confirm in time the call rejects; the item is
-   * stored on the primary then. Not with a Redis Cluster client. Default: none (an offer
-   * resolves once the primary has it).
+   * less than the command timeout. When fewer confirm in time the call rejects with a
+   * WaitForReplicasError; the item is stored on the primary then. Not with a Redis Cluster
+   * client. Default: none (an offer resolves once the primary has it).
    */
   waitForReplicas?: { count: number; timeout?: number };
   /** Errors no call can report (background wake-ups, lease extension, connection errors). Default: console.error. */
@@ -231,4 +231,19 @@ export declare class OfferManyError extends Error {
   readonly stored: string[];
   /** Every item's id, in the batch's order. */
   readonly ids: string[];
+}
+
+/**
+ * What `offer()`, `offerAt()` and `offerMany()` reject with when fewer replicas than
+ * `waitForReplicas.count` confirmed an offer within `waitForReplicas.timeout`: the item is
+ * stored on the primary, and is lost only if the primary fails before a replica has it.
+ * Offering it again with the same id and `ifExists: "keep"` is safe.
+ */
+export declare class WaitForReplicasError extends Error {
+  constructor(message: string, acknowledged: number, required: number);
+  readonly name: "WaitForReplicasError";
+  /** The replicas that confirmed the offer in time. */
+  readonly acknowledged: number;
+  /** The replicas asked for: `waitForReplicas.count`. */
+  readonly required: number;
 }

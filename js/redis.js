@@ -58,6 +58,7 @@ import { INNER, ShardedDelayQueue } from "./redis/shards.js";
 
 export { ClosedError } from "./errors.js";
 export { OfferManyError } from "./redis/batch-error.js";
+export { WaitForReplicasError } from "./redis/durability.js";
 
 /** @typedef {import("./redis/job.js").RedisJob} RedisJob */
 /** @typedef {import("./redis/producer.js").Offer} Offer */

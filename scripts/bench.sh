@@ -3,7 +3,8 @@
 # bench`, `npm run bench -- --full`); see bench/options.mjs for the options. The native
 # comparison with tokio-util is `cargo bench`. `npm run bench -- --loading`: what loading
 # the wasm costs (bench/loading/run.mjs); `-- --redis`: tarry-queue/redis (bench/redis/);
-# `-- --events`: what events and metrics cost on the hot path (bench/events/).
+# `-- --events`: what events and metrics cost on the hot path (bench/events/); `-- --postgres`:
+# tarry-queue/postgres against pg-boss and graphile-worker (bench/postgres/).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source scripts/host-node.sh
@@ -14,6 +15,14 @@ if [ "${1:-}" = "--redis" ]; then
   bash scripts/setup.sh npm
   bash scripts/setup-redis.sh
   exec node bench/redis/run.mjs "$@"
+fi
+# tarry-queue/postgres against pg-boss 12 and graphile-worker 0.18 on a private Postgres 15
+# (bench/postgres/run.mjs): under Node 24, as the peers need Node >= 22 (and tarry gets the same).
+if [ "${1:-}" = "--postgres" ]; then
+  shift
+  bash scripts/setup.sh npm
+  bash scripts/setup-postgres.sh
+  exec node_modules/node24/bin/node bench/postgres/run.mjs "$@"
 fi
 bash scripts/build.sh --if-stale
 # What events and metrics cost on each engine's hot path (bench/events/run.mjs): a private Redis too.

@@ -32,6 +32,7 @@ node24=node_modules/node24/bin/node
 limit 2400 bash scripts/setup.sh            # the wasm32 target, wasm-bindgen-cli, npm ci (when missing or stale)
 limit 1200 bash scripts/build.sh --if-stale
 limit 300 bash scripts/setup-redis.sh       # Debian's redis-server and lua-check (when missing)
+limit 600 bash scripts/setup-postgres.sh    # Debian's postgresql (when missing)
 limit 900 bash scripts/setup-consumers.sh types  # TypeScript for the types step (tests/types/, its own lockfile)
 if ! $quick; then
   limit 1200 bash scripts/build-component.sh  # the WebAssembly component (adds the wasm32-wasip2 target when missing)
@@ -89,6 +90,10 @@ limit 600 $node24 "${node_test[@]}" tests/js/*.test.mjs
 
 step "tarry-queue/redis on real Redis: its scripts' build, API, 3 workers + 1 producer, faults (kill -9, crash + AOF restart, SIGSTOP, dropped connections), a 3-master cluster, Sentinel failover (kill -9 of the primary), inspection of 10^6 items, pause and events across processes, the CLI"
 limit 600 node "${node_test[@]}" tests/redis/
+
+step "tarry-queue/postgres on real Postgres 15: private clusters (tools/postgres-server.mjs), faults (3 workers + 1 producer, kill -9, crash restart, terminated backends, concurrent migrate), the benchmark's smoke run (under Node 24: pg-boss and graphile-worker need >= 22)"
+limit 600 $node24 "${node_test[@]}" tests/postgres/
+limit 300 $node24 bench/postgres/run.mjs --smoke
 
 step "Deno tests ($(node_modules/.bin/deno --version | head -1), from the deno devDependency)"
 limit 300 node_modules/.bin/deno test --allow-read --allow-write --allow-run tests/deno/

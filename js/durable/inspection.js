@@ -61,7 +61,7 @@ export function toArray(store) {
 
 /**
  * What the queue holds under `id`: `{ id, state, value, deadline, attempt }`, with `reason`
- * and `diedAt` for a dead letter; undefined when it holds nothing under it. `state` is
+ * and `diedAt` for a dead letter and `schedule` for an occurrence; undefined when it holds nothing under it. `state` is
  * "pending", "inFlight" (its handler runs) or "dead". The value is a copy.
  */
 export async function get(store, id) {
@@ -109,6 +109,7 @@ function infoOf(r, state) {
   const info = { id: r.id, state, value: structuredClone(r.value), deadline: r.deadline, attempt: r.attempt };
   if (state === "dead") Object.assign(info, { reason: r.reason, diedAt: r.diedAt });
   if (state === "dead" && r.stack !== undefined) info.stack = r.stack;
+  if (r.schedule !== undefined) info.schedule = r.schedule;
   return info;
 }
 

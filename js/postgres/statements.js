@@ -26,10 +26,10 @@ export function statementsOf(schema) {
         (SELECT deadline FROM ${s}.items WHERE queue = $1 AND state = 'p' ORDER BY deadline, seq LIMIT 1) - ${s}.clock() AS "headDelay",
         coalesce((SELECT paused FROM ${s}.queues WHERE queue = $1), false) AS paused`,
     get: `SELECT id, state, value, deadline, attempt, expiry, reason, died, schedule FROM ${s}.items WHERE queue = $1 AND id = $2`,
-    pending: `SELECT id, state, value, deadline, attempt, seq::text AS seq FROM ${s}.items
+    pending: `SELECT id, state, value, deadline, attempt, schedule, seq::text AS seq FROM ${s}.items
       WHERE queue = $1 AND state = 'p' AND ($2::float8 IS NULL OR (deadline, seq) > ($2, $3::bigint))
       ORDER BY deadline, seq LIMIT $4`,
-    inFlight: `SELECT id, state, value, deadline, attempt, expiry FROM ${s}.items
+    inFlight: `SELECT id, state, value, deadline, attempt, schedule, expiry FROM ${s}.items
       WHERE queue = $1 AND state = 'l' AND ($2::float8 IS NULL OR (expiry, id) > ($2, decode($3, 'hex')))
       ORDER BY expiry, id LIMIT $4`,
     dead: `SELECT id, state, value, deadline, attempt, reason, died FROM ${s}.items

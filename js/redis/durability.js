@@ -14,6 +14,10 @@
 // memory runs out, managed services often fix the policy for the user, and a policy can be
 // changed at any time (CONFIG SET), so a check at start proves nothing later anyway. A server
 // that refuses CONFIG GET (managed services, ACL users without +config|get) is said once too.
+//
+// Replication. An offer that fewer replicas than `waitForReplicas` asks for confirmed in time
+// is stored on the primary, and its call rejects with a WaitForReplicasError (exported by
+// tarry-queue/redis, so that callers can tell it apart with instanceof).
 
 /** The policies under which Redis never evicts a key that has no time to live. */
 export const KEEPS_QUEUES = ["noeviction", "volatile-lru", "volatile-lfu", "volatile-random", "volatile-ttl"];
@@ -100,15 +104,35 @@ export function keysVanished(seqKey) {
 }
 
 /**
+ * What an offer rejects with when fewer replicas than `options.waitForReplicas` asks for
+ * confirmed it within its timeout: the item is stored on the primary, and is lost only if the
+ * primary fails before a replica has it.
+ */
+export class WaitForReplicasError extends Error {
+  /**
+   * @param {string} message
+   * @param {number} acknowledged the replicas that confirmed the offer (WAIT's answer)
+   * @param {number} required the replicas asked for (`waitForReplicas.count`)
+   */
+  constructor(message, acknowledged, required) {
+    super(message);
+    this.name = "WaitForReplicasError";
+    this.acknowledged = acknowledged;
+    this.required = required;
+  }
+}
+
+/**
  * An offer the primary stored that fewer replicas than asked confirmed within the timeout.
  * @param {number} acknowledged replicas that confirmed it (WAIT's answer)
  * @param {{ count: number, timeout: number }} asked
  */
 export function fewerReplicas(acknowledged, asked) {
-  const error = new Error(
+  return new WaitForReplicasError(
     `tarry-queue/redis: the offer is stored on the primary, but ${acknowledged} of ${asked.count} replicas ` +
       `confirmed it within ${asked.timeout} ms (options.waitForReplicas): the item exists and will be delivered ` +
       "unless the primary fails before a replica has it, in which case it is lost",
+    acknowledged,
+    asked.count,
   );
-  return Object.assign(error, { acknowledged, required: asked.count });
 }

@@ -35,7 +35,7 @@ export const inFlightCursor = (last) => `l${last.expiry}:${encodeURIComponent(la
 /**
  * An item as the contract shows it, from the fields a script replied with.
  * @param {{ id: string, state: string, text: string, deadline?: number | string, attempt: number,
- *   leaseExpiry?: number | string, diedAt?: number | string, why?: string }} r
+ *   leaseExpiry?: number | string, diedAt?: number | string, why?: string, schedule?: string }} r
  */
 export function infoOf(r) {
   const state = { p: "pending", l: "inFlight", d: "dead", x: "dead" }[r.state] ?? "dead";
@@ -47,6 +47,7 @@ export function infoOf(r) {
     info.raw = r.text; // a record (or value) that does not read: what Redis holds
   }
   if (r.state === "x") info.deadline = undefined;
+  if (r.schedule !== undefined) info.schedule = r.schedule;
   if (state === "inFlight") info.leaseExpiry = Number(r.leaseExpiry);
   if (state === "dead") {
     let reason = r.why;

@@ -194,7 +194,7 @@ export const SCRIPTS = {
     ({ id }) => [id],
     (reply) => {
       if (reply === null) return undefined;
-      const [state, text, deadline, attempt, lease, died, why] = reply;
+      const [state, text, deadline, attempt, lease, died, why, schedule] = reply;
       return {
         state: /** @type {"p" | "l" | "d" | "x"} */ (state),
         text,
@@ -203,6 +203,7 @@ export const SCRIPTS = {
         leaseExpiry: lease == null ? undefined : Number(lease),
         diedAt: died == null ? undefined : Number(died),
         why: why ?? undefined,
+        schedule: schedule ?? undefined,
       };
     },
   ),
@@ -211,28 +212,14 @@ export const SCRIPTS = {
     "pending",
     /** @param {{ limit: number, after: { deadline: string, seq: string } | undefined }} p */
     ({ limit, after }) => [limit, after?.deadline ?? "", after?.seq ?? ""],
-    ([more, ...rest]) => {
-      const items = [];
-      for (let i = 0; i < rest.length; i += 5) {
-        const [id, seq, text, deadline, attempt] = rest.slice(i, i + 5);
-        items.push({ id, seq, text, deadline, attempt });
-      }
-      return { more: more === 1, items };
-    },
+    ([more, ...rest]) => ({ more: more === 1, items: pageRows(rest, "seq") }),
   ),
 
   inFlight: script(
     "inFlight",
     /** @param {{ limit: number, after: { expiry: string, id: string } | undefined }} p */
     ({ limit, after }) => [limit, after?.expiry ?? "", after?.id ?? ""],
-    ([more, ...rest]) => {
-      const items = [];
-      for (let i = 0; i < rest.length; i += 5) {
-        const [id, expiry, text, deadline, attempt] = rest.slice(i, i + 5);
-        items.push({ id, expiry, text, deadline, attempt });
-      }
-      return { more: more === 1, items };
-    },
+    ([more, ...rest]) => ({ more: more === 1, items: pageRows(rest, "expiry") }),
   ),
 
   pause: script(
@@ -389,6 +376,25 @@ export const SCRIPTS = {
     ([accepted, head]) => ({ accepted: accepted === 1, head: timeOf(head) }),
   ),
 };
+
+/** The fields of a row of a page of items (includes/page.lua's page_row). */
+const PAGE_ROW = 6;
+
+/**
+ * The rows of a page of items, read: `key` names what orders the page (a pending seq, a lease expiry).
+ * @template {"seq" | "expiry"} K
+ * @param {any[]} rest the reply after its first field
+ * @param {K} key
+ * @returns {({ id: string, text: string, deadline: string, attempt: number, schedule: string | undefined } & Record<K, string>)[]}
+ */
+function pageRows(rest, key) {
+  const rows = [];
+  for (let i = 0; i < rest.length; i += PAGE_ROW) {
+    const [id, order, text, deadline, attempt, schedule] = rest.slice(i, i + PAGE_ROW);
+    rows.push({ id, [key]: order, text, deadline, attempt, schedule: schedule ?? undefined });
+  }
+  return /** @type {any} */ (rows);
+}
 
 /** The fields of a schedule in a reply (includes/schedule.lua's sched_reply). */
 const SCHEDULE_FIELDS = 15;

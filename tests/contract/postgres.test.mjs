@@ -1,5 +1,5 @@
 // The engine contract (cases.mjs) against PostgresDelayQueue, as users import it, on a private
-// Postgres 15 cluster (tests/postgres/postgres-server.mjs: a free loopback port, removed after):
+// Postgres 15 cluster (tools/postgres-server.mjs: a free loopback port, removed after):
 // one queue per case in one migrated schema. Consumption is process(handler, { retryDelayMs })
 // with one slot, stopped once n deliveries have settled; a queue's state is every row the
 // schema holds for it.
@@ -12,7 +12,7 @@ import { after, before, test } from "node:test";
 import assert from "node:assert/strict";
 import pg from "pg";
 import { PostgresDelayQueue } from "tarry-queue/postgres";
-import { startPostgres } from "../postgres/postgres-server.mjs";
+import { startPostgres } from "../../tools/postgres-server.mjs";
 import { register } from "./register.mjs";
 
 /** The schedule controls (nextRuns, trigger, pauseSchedule, resumeSchedule) Postgres lacks yet. */

@@ -130,6 +130,29 @@ export function scheduleCases(test, { consume, checkBadCalls, HOUR, sleep }) {
     assert.equal(await q.size(), 2);
   });
 
+  test("get(), pending() and inFlight() show an occurrence's schedule; a plain item has no schedule key, even under an occurrence's id", async (e) => {
+    const q = await e.open();
+    // Due in 200 ms, the next an hour later: one occurrence in flight at a time.
+    const { nextRun } = await q.schedule("s", { every: HOUR }, "tick", { start: Date.now() + 200 });
+    const id = `s@${nextRun}`;
+    await q.offer("plain", HOUR, { id: "plain" });
+    await q.offer("lookalike", 2 * HOUR, { id: "t@5" });
+    const fields = (x) => [x.id, x.state, Object.hasOwn(x, "schedule") ? x.schedule : "no key"];
+    assert.deepEqual((await q.pending()).items.map(fields), [
+      [id, "pending", "s"],
+      ["plain", "pending", "no key"],
+      ["t@5", "pending", "no key"],
+    ]);
+    assert.deepEqual(fields(await q.get(id)), [id, "pending", "s"]);
+    assert.deepEqual(fields(await q.get("plain")), ["plain", "pending", "no key"]);
+    assert.deepEqual(fields(await q.get("t@5")), ["t@5", "pending", "no key"]);
+    let during;
+    await consume(e, q, 1, async (_v, job) => {
+      during = { inFlight: (await q.inFlight()).items.map(fields), get: fields(await q.get(job.id)) };
+    });
+    assert.deepEqual(during, { inFlight: [[id, "inFlight", "s"]], get: [id, "inFlight", "s"] });
+  });
+
   // A first run that takes 450 ms, every 100 ms, one consumer: when it ends, the schedule is
   // several occurrences behind, and catchUp decides what comes next.
   const slowFirst = (d) => (d === 0 ? sleep(450) : undefined);

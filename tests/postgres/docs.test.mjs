@@ -8,7 +8,7 @@ import { spawnSync } from "node:child_process";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { blocksFor, root } from "../../scripts/docs/blocks.mjs";
-import { startPostgres } from "./postgres-server.mjs";
+import { startPostgres } from "../../tools/postgres-server.mjs";
 
 const blocks = blocksFor("postgres");
 

@@ -1,8 +1,8 @@
-// What the Postgres tests share: one private cluster per test file (./postgres-server.mjs), a
+// What the Postgres tests share: one private cluster per test file (tools/postgres-server.mjs), a
 // pg.Pool on it, and fresh queue names.
 import { after, before } from "node:test";
 import pg from "pg";
-import { startPostgres } from "./postgres-server.mjs";
+import { startPostgres } from "../../tools/postgres-server.mjs";
 
 /** Starts a cluster before the file's tests and stops it after; `ctx.url`, `ctx.pool`, `ctx.server`. */
 export function privatePostgres() {

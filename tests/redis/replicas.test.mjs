@@ -7,7 +7,7 @@ import { after, before, test } from "node:test";
 import assert from "node:assert/strict";
 import { setTimeout as sleep } from "node:timers/promises";
 import { Redis } from "ioredis";
-import { RedisDelayQueue } from "tarry-queue/redis";
+import { OfferManyError, RedisDelayQueue, WaitForReplicasError } from "tarry-queue/redis";
 import { startRedis } from "../../tools/redis-server.mjs";
 
 let primary;
@@ -68,8 +68,10 @@ test("replication stalled: the offer rejects after its timeout, saying 0 of 1 an
     );
     const ms = Date.now() - started;
     assert.ok(error, "the offer resolved with its replica paused");
+    assert.ok(error instanceof WaitForReplicasError, `rejected with ${error}`);
+    assert.equal(error.name, "WaitForReplicasError");
     assert.match(error.message, /stored on the primary, but 0 of 1 replicas confirmed it within 300 ms/);
-    assert.equal(error.acknowledged, 0);
+    assert.deepEqual([error.acknowledged, error.required], [0, 1]);
     assert.ok(ms >= 250 && ms < 3000, `rejected after ${ms} ms`);
     // The item is there, on the primary: it will be delivered.
     assert.equal(await q.size(), 1);
@@ -88,9 +90,35 @@ test("replication stalled: the offer rejects after its timeout, saying 0 of 1 an
 test("more replicas asked for than there are: rejects saying 1 of 2", async () => {
   const q = open({ waitForReplicas: { count: 2, timeout: 200 } });
   await assert.rejects(q.offer("x", 1000), (e) => {
+    assert.ok(e instanceof WaitForReplicasError, `rejected with ${e}`);
     assert.match(e.message, /1 of 2 replicas confirmed it within 200 ms/);
+    assert.deepEqual([e.acknowledged, e.required], [1, 2]);
     return true;
   });
+});
+
+test("replication stalled: offerMany rejects with a WaitForReplicasError, or, for a batch of several scripts, an OfferManyError whose cause is one", async () => {
+  const q = open({ waitForReplicas: { count: 1, timeout: 300 } });
+  await q.size();
+  await replica.kill("SIGSTOP");
+  try {
+    const few = await q.offerMany([1, 2, 3].map((n) => ({ value: n, delayMs: 60_000 }))).then(
+      () => null,
+      (e) => e,
+    );
+    assert.ok(few instanceof WaitForReplicasError, `one script's batch rejected with ${few}`);
+    assert.deepEqual([few.acknowledged, few.required], [0, 1]);
+    const many = await q.offerMany(Array.from({ length: 700 }, (_, n) => ({ value: n, delayMs: 60_000 }))).then(
+      () => null,
+      (e) => e,
+    );
+    assert.ok(many instanceof OfferManyError, `a batch of two scripts rejected with ${many}`);
+    assert.ok(many.cause instanceof WaitForReplicasError, `its cause is ${many.cause}`);
+    assert.equal(many.ids.length, 700);
+  } finally {
+    await replica.kill("SIGCONT");
+  }
+  assert.equal(await q.size(), 703, "every item is stored on the primary");
 });
 
 test("waitForReplicas.timeout just below commandTimeout (999 with 1000): the offer says 1 of 2 replicas, not no reply", async () => {

@@ -3,7 +3,8 @@
   ARGV: id
   Reply: false when nothing is there; else state ('p', 'l', 'd' or 'x' for a record that does
     not read), value (or the raw record), deadline, attempt, lease expiry (leased, else false),
-    time of death (dead, else false), reason JSON (dead, else false)
+    time of death (dead, else false), reason JSON (dead, else false), schedule (an
+    occurrence's, else false)
 ]]
 --- @include "record"
 
@@ -21,4 +22,4 @@ if r.state == 'd' then
   died = redis.call('ZSCORE', dead, id) or false
   reason = redis.call('HGET', reasons, id) or false
 end
-return { r.state, r.value, r.deadline, r.attempt, lease, died, reason }
+return { r.state, r.value, r.deadline, r.attempt, lease, died, reason, r.schedule or false }

@@ -4,7 +4,7 @@
   KEYS: the queue's keys (includes/keys.lua)
   ARGV: limit, then the cursor's lease expiry and id ('' and '' for the first page)
   Reply: 1 if more follow the page (else 0), then per item: id, lease expiry, value, deadline,
-    attempt
+    attempt, schedule (an occurrence's, else false)
 ]]
 --- @include "record"
 --- @include "page"

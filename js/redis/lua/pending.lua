@@ -3,7 +3,8 @@
   page before; if that item is gone, the page starts where it stood). O(log n + limit).
   KEYS: the queue's keys (includes/keys.lua)
   ARGV: limit, then the cursor's deadline and seq ('' and '' for the first page)
-  Reply: 1 if more follow the page (else 0), then per item: id, seq, value, deadline, attempt
+  Reply: 1 if more follow the page (else 0), then per item: id, seq, value, deadline, attempt,
+    schedule (an occurrence's, else false)
 ]]
 --- @include "record"
 --- @include "page"

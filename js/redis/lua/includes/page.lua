@@ -31,11 +31,13 @@ local function rank_after(key, score, member) -- luacheck: ignore 211
 end
 
 -- One row of a page of items: id, key (what orders the page: a lease expiry, a seq), then the
--- record's value, deadline and attempt. Every page of items builds its rows here.
+-- record's value, deadline, attempt and schedule (an occurrence's, else false). Every page of
+-- items builds its rows here (js/redis/scripts.js's pageRows reads them).
 local function page_row(out, id, key, r) -- luacheck: ignore 211
   out[#out + 1] = id
   out[#out + 1] = key
   out[#out + 1] = r.value
   out[#out + 1] = r.deadline
   out[#out + 1] = r.attempt
+  out[#out + 1] = r.schedule or false
 end
