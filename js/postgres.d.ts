@@ -10,7 +10,7 @@
  */
 
 import type { ScheduleInfo, ScheduleOptions, ScheduleRule } from "./tarry.js";
-import type { AbortSignalLike, DurableEngineEvents, ItemInfo, Page, PageOptions, QueueEvents } from "./tarry.js";
+import type { AbortSignalLike, DurableEngine, DurableEngineEvents, ItemInfo, Page, PageOptions } from "./tarry.js";
 import type { Json, Jsonable } from "./redis.js";
 
 export type { Json, Jsonable, JsonableProperty } from "./redis.js";
@@ -134,7 +134,7 @@ export interface PostgresQueueStats {
   delivered: number;
   /** This process: deliveries after the first (attempt ≥ 2), whatever ended the attempt before (a nack, an expired lease). */
   retried: number;
-  /** This process: deliveries whose previous attempt never finished (its lease expired). */
+  /** This process: deliveries whose previous attempt never finished (a lease expired). */
   redelivered: number;
   /** Deliveries no take received (it left while the take statement ran): put back. */
   released: number;
@@ -210,8 +210,29 @@ export declare class PostgresDelayQueue<T extends Jsonable<T> = Json> {
   schedule(id: string, rule: ScheduleRule, value: T, options?: ScheduleOptions): Promise<ScheduleInfo<T>>;
   /** Removes a schedule and its pending occurrence (a run in flight finishes): true if there was one. */
   unschedule(id: string): Promise<boolean>;
-  /** Every schedule of the queue, by id. */
+  /** Every schedule of the queue, by id: one that ended (its rule, maxRuns or stopAt) stays, with no nextRun. */
   schedules(): Promise<ScheduleInfo<T>[]>;
+  /** Places no new occurrence of the schedule `id` until resumeSchedule() (a run in flight finishes): true if it was running. */
+  pauseSchedule(id: string): Promise<boolean>;
+  /**
+   * Places again the occurrence the schedule `id` waited for when paused; if it came due
+   * meanwhile, catchUp decides what runs: true if it was paused.
+   */
+  resumeSchedule(id: string): Promise<boolean>;
+  /**
+   * One extra run of the schedule `id` now, an occurrence due now (`<id>@<now>`): it counts
+   * as a run (runs, lastRun, maxRuns), the pending occurrence stays. With overlap false,
+   * while a run of the schedule lasts (taken, or waiting for its retry), nothing is added and
+   * it resolves false; false too for an ended schedule or none. A paused schedule runs and
+   * stays paused.
+   */
+  trigger(id: string): Promise<boolean>;
+  /**
+   * The next `n` (1 to 100) occurrences of the schedule `id` (epoch ms), from its rule: the
+   * pending one first, none after stopAt, no more than maxRuns leaves. Reads the schedule
+   * only; empty for an ended schedule or none.
+   */
+  nextRuns(id: string, n: number): Promise<number[]>;
   /** Removes a dead letter: true if it was dead. */
   deleteDead(id: string): Promise<boolean>;
   /** Removes the dead letters that died at least `olderThan` ms ago (default 0: all); resolves to how many. */
@@ -225,12 +246,13 @@ export declare class PostgresDelayQueue<T extends Jsonable<T> = Json> {
 }
 
 /**
- * A PostgresDelayQueue is an EventTarget: delivered, acked, nacked, redelivered, dead, error,
- * paused and resumed: the events of this process (its deliveries and their outcomes, the
- * leases its take statement put back, pause and resume as its consumer hears them).
+ * A PostgresDelayQueue keeps the engine contract (`DurableEngine`, tarry.d.ts), and is an
+ * EventTarget: delivered, acked, nacked, redelivered, dead, error, paused and resumed: the
+ * events of this process (its deliveries and their outcomes, the leases its take statement
+ * put back, pause and resume as its consumer hears them).
  */
-// biome-ignore lint/correctness/noUnusedVariables: merged with the class, whose type parameters it must repeat
-export interface PostgresDelayQueue<T extends Jsonable<T> = Json> extends QueueEvents<DurableEngineEvents> {}
+export interface PostgresDelayQueue<T extends Jsonable<T> = Json>
+  extends DurableEngine<T, PostgresQueueStats, DeadLetter<T>, DurableEngineEvents> {}
 
 /** An error of the connection to Postgres (no connection, no answer within commandTimeout, a failed statement), its message redacted. */
 export declare class PostgresError extends Error {

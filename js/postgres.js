@@ -39,7 +39,7 @@ import { Outcomes } from "./postgres/outcomes.js";
 import { Producer } from "./postgres/producer.js";
 import { PostgresSchedules } from "./postgres/schedules.js";
 import { statementsOf } from "./postgres/statements.js";
-import { checkScheduleId } from "./schedule/spec.js";
+import { checkNextRuns, checkScheduleId } from "./schedule/spec.js";
 import { localNow } from "./redis/clock.js";
 import { processOptions } from "./redis/options.js";
 import { RedisJob } from "./redis/job.js";
@@ -257,6 +257,39 @@ export class PostgresDelayQueue extends Emitter {
   async schedules() {
     this.#open();
     return this.#schedules.list();
+  }
+
+  /** Places no new occurrence of the schedule `id` until resumeSchedule(): true if it was running. @param {string} id */
+  async pauseSchedule(id) {
+    checkScheduleId(id);
+    this.#open();
+    return this.#schedules.pause(id);
+  }
+
+  /** Places again the occurrence the schedule `id` waited for (catchUp decides): true if it was paused. @param {string} id */
+  async resumeSchedule(id) {
+    checkScheduleId(id);
+    this.#open();
+    const { done, head } = await this.#schedules.resume(id);
+    if (head !== undefined) this.#consumer.sawHead(head);
+    return done;
+  }
+
+  /** One extra run of the schedule `id` now, counted as a run: true if it was added. @param {string} id */
+  async trigger(id) {
+    checkScheduleId(id);
+    this.#open();
+    const at = await this.#schedules.trigger(id);
+    if (at !== undefined) this.#consumer.sawHead(at);
+    return at !== undefined;
+  }
+
+  /** The next `n` (1 to 100) occurrences of the schedule `id` (epoch ms), from its rule. @param {string} id @param {number} n */
+  async nextRuns(id, n) {
+    checkScheduleId(id);
+    checkNextRuns(n);
+    this.#open();
+    return this.#schedules.nextRuns(id, n);
   }
 
   // --- consuming ------------------------------------------------------------------------

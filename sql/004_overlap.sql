@@ -1,7 +1,7 @@
--- tarry-queue/postgres, migration 3: overlap false covers retries, and a catch-up waits;
+-- tarry-queue/postgres, migration 4: overlap false covers retries, and a catch-up waits;
 -- `every` computed exactly as in JS, ending at the latest instant.
 --
--- Apply with `queue.migrate()`, or `psql -v schema=tarry -f 003_overlap.sql` after 002.
+-- Apply with `queue.migrate()`, or `psql -v schema=tarry -f 004_overlap.sql` after 003.
 --
 -- overlap false (docs/schedules.md): a run lasts from its first delivery until it is acked or
 -- dead-lettered, its retries included (waiting for the retry, or running it). Two runs of one
@@ -87,7 +87,9 @@ BEGIN
   -- Its due time is the one its id names (a wait moved its deadline).
   due := s.due;
   run := due;
-  IF due IS NULL OR item <> occurrence(sid, due) THEN
+  -- Not its schedule's pending occurrence (a retry, a run now, one of a rule replaced, any
+  -- item of a paused schedule).
+  IF due IS NULL OR s.paused OR item <> occurrence(sid, due) THEN
     IF s.overlap THEN RETURN 'r'; END IF;
     lasts := (SELECT max(i.expiry) FROM items i WHERE i.queue = q AND i.schedule = sid AND i.state = 'l'
       AND i.id <> item AND NOT (i.id = ANY(undecided)));
@@ -105,6 +107,7 @@ BEGIN
   ELSE
     nxt := CASE WHEN s.succ = 'infinity' THEN NULL ELSE s.succ END;
   END IF;
+  IF run > s.stop_at THEN run := NULL; END IF;
   IF run IS NOT NULL AND NOT s.overlap THEN
     lasts := run_lasts(q, sid, item, item, undecided);
     IF lasts IS NOT NULL THEN
@@ -127,12 +130,15 @@ BEGIN
   ELSE
     run := due;
   END IF;
+  -- The limits of migration 3: the next occurrence is not placed once the schedule ends.
+  IF nxt IS NOT NULL AND ends(s, s.runs + CASE WHEN run IS NULL THEN 0 ELSE 1 END, nxt) THEN nxt := NULL; END IF;
   IF s.kind = 'c' AND s.succ IS NULL THEN
     -- The succ was never computed: no next yet; the client asked computes it (advance()).
     UPDATE schedules x SET due = NULL, wait = false WHERE x.queue = q AND x.id = sid;
   ELSE
     IF nxt IS NOT NULL THEN PERFORM place(q, sid, nxt, s.value); END IF;
-    UPDATE schedules x SET due = nxt, succ = NULL, wait = false WHERE x.queue = q AND x.id = sid;
+    UPDATE schedules x SET due = nxt, succ = CASE WHEN nxt IS NULL THEN 'infinity'::float8 END, wait = false
+      WHERE x.queue = q AND x.id = sid;
   END IF;
   IF run IS NULL THEN RETURN 'g'; END IF;
   UPDATE schedules x SET last = run, began = t, runs = x.runs + 1 WHERE x.queue = q AND x.id = sid;
@@ -227,4 +233,4 @@ BEGIN
   PERFORM tell_head(q, first);
 END $$;
 
-INSERT INTO :"schema".migrations (version) VALUES (3);
+INSERT INTO :"schema".migrations (version) VALUES (4);

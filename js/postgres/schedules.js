@@ -1,5 +1,6 @@
-// The schedules of one PostgresDelayQueue: schedule (upsert), unschedule, the listing, and the
-// cron successors that SQL here does not compute. The rules are docs/schedules.md's, through
+// The schedules of one PostgresDelayQueue: schedule (upsert), unschedule, the listing, the
+// controls (pause, resume, trigger, nextRuns), and the cron successors that SQL here does not
+// compute. The rules are docs/schedules.md's, through
 // the functions every engine shares (../schedule/durable.js plans a schedule() call,
 // ../schedule/spec.js checks it and computes catchUp for cron); the chain itself lives in
 // sql/002_schedules.sql:
@@ -11,11 +12,14 @@
 //   consumer a take asks (rows 'c'), and placed by advance(), a compare-and-set naming the
 //   schedule's version and the due time it was computed for, so two clients that compute it
 //   place it once.
+// - maxRuns and stopAt end a schedule (spec.js `endsAt`, SQL `ends`): its last run places no
+//   next occurrence, and it stays, listed with no next run. A paused schedule keeps `due`, the
+//   occurrence it waits for, with no item for it (sql/003_schedule_controls.sql).
 
 import { jsonText } from "../json.js";
 import { JSON_RULES } from "../redis/options.js";
-import { infoOf, planSchedule, scheduleOf } from "../schedule/durable.js";
-import { cronRuleOf, occurrenceId, pendingAfterCatchUp, scheduleSpec } from "../schedule/spec.js";
+import { infoOf, limitsOfStored, planSchedule, scheduleOf } from "../schedule/durable.js";
+import { cronRuleOf, endsAt, nextRunsOf, occurrenceId, pendingAfterCatchUp, scheduleSpec } from "../schedule/spec.js";
 import { inTransaction } from "./producer.js";
 import { idBytes } from "./statements.js";
 
@@ -33,6 +37,10 @@ function recordOf(row) {
     last: row.last,
     runs: Number(row.runs),
     skipped: Number(row.skipped),
+    // NULL, and false, in a row written before migration 3: no limits, not paused.
+    maxRuns: row.max_runs === null ? null : Number(row.max_runs),
+    stopAt: row.stop_at,
+    paused: row.paused,
   };
 }
 
@@ -82,24 +90,24 @@ export class PostgresSchedules {
       if (row && old === null)
         throw new Error(`schedule(): the stored schedule ${JSON.stringify(spec.id)} does not read`);
       let gone;
-      if (old && old.due !== null) {
+      // A paused schedule's occurrence has no item: it is noted, not gone.
+      if (old && old.due !== null && !old.paused) {
         const [held] = await run(st.occurrenceHeld, [q, idBytes(occurrenceId(spec.id, old.due)), sid]);
         if (!held) gone = old.due;
       }
       const { schedule: s, first: due } = planSchedule(old, spec, JSON.parse(json), cron, now, gone);
-      // Checked as on every engine, then refused rather than ignored (the transaction rolls
-      // back): Postgres does not keep them yet.
-      for (const k of /** @type {const} */ (["maxRuns", "stopAt"])) {
-        if (spec[k] !== undefined)
-          throw new TypeError(`options.${k} is not supported by PostgresDelayQueue yet: the schedule was not changed`);
-      }
       const version = row === undefined ? 1 : Number(row.version) + (due === undefined ? 0 : 1);
       if (due !== undefined) {
         if (old && old.due !== null) await run(st.unplace, [q, idBytes(occurrenceId(spec.id, old.due)), sid]);
-        await run(st.place, [q, sid, due, json]);
+        if (due !== null) await run(st.place, [q, sid, due, json]);
       }
+      // An ended schedule's succ is 'infinity': no client is asked for one.
       const succ =
-        cron === null || due === undefined ? (row?.succ ?? null) : (cron.next(due) ?? Number.POSITIVE_INFINITY);
+        cron === null || due === undefined
+          ? (row?.succ ?? null)
+          : s.due === null
+            ? Number.POSITIVE_INFINITY
+            : (cron.next(s.due) ?? Number.POSITIVE_INFINITY);
       await run(st.scheduleUpsert, [
         q,
         sid,
@@ -114,6 +122,9 @@ export class PostgresSchedules {
         s.due,
         succ,
         version,
+        s.maxRuns,
+        s.stopAt,
+        s.paused,
       ]);
       await run(st.tellHead, [q, first]);
       info = infoOf(s);
@@ -125,6 +136,66 @@ export class PostgresSchedules {
   async unschedule(id) {
     const [{ n }] = await this.#conn.query("unschedule()", this.#st.unschedule, [this.#name, idBytes(id)]);
     return n > 0;
+  }
+
+  /** Pauses the schedule `id` (sql/003 pause_schedule): true if it was running. @param {string} id */
+  async pause(id) {
+    const [{ done }] = await this.#conn.query("pauseSchedule()", this.#st.schedulePause, [this.#name, idBytes(id)]);
+    return done;
+  }
+
+  /**
+   * Resumes the schedule `id`: the occurrence it waited for is placed again, in one
+   * transaction. If it came due meanwhile, catchUp decides what runs: for every, the take that
+   * hands it out (SQL); for cron, here, as a take's question would be answered (the rule needs
+   * time zones). Resolves `{ done, head }`: done true if it was paused, head the due time placed.
+   * @param {string} id
+   */
+  async resume(id) {
+    const st = this.#st;
+    const q = this.#name;
+    const sid = idBytes(id);
+    /** @type {{ done: boolean, head: number | undefined }} */
+    let out = { done: false, head: undefined };
+    await inTransaction(await this.#conn.pool, async (c) => {
+      const run = async (/** @type {string} */ text, /** @type {unknown[]} */ values) =>
+        await this.#conn.query("resumeSchedule()", text, values, c);
+      const [{ now, first }] = await run(st.scheduleBegin, []);
+      const [row] = await run(st.scheduleRow, [q, sid]);
+      if (!row?.paused) return;
+      let { due, succ } = row;
+      if (row.kind === "c" && due !== null && due <= now) {
+        const s = /** @type {any} */ (await scheduleOf(id, recordOf(row)));
+        if (s === null) throw new Error(`resumeSchedule(): the stored schedule ${JSON.stringify(id)} does not read`);
+        const { keep, after } = pendingAfterCatchUp(s.rule, due, now, s.catchUp);
+        const ended = endsAt(limitsOfStored(s), s.runs, keep);
+        due = ended ? null : keep;
+        succ = ended ? Number.POSITIVE_INFINITY : (after ?? Number.POSITIVE_INFINITY);
+      }
+      await run(st.scheduleResumed, [q, sid, due, succ]);
+      if (due !== null) await run(st.place, [q, sid, due, row.value]);
+      await run(st.tellHead, [q, first]);
+      out = { done: true, head: due ?? undefined };
+    });
+    return out;
+  }
+
+  /** One extra run of the schedule `id` now (sql/003 trigger_schedule): its due time, or undefined when none was added. @param {string} id */
+  async trigger(id) {
+    const [{ at }] = await this.#conn.query("trigger()", this.#st.scheduleTrigger, [this.#name, idBytes(id)]);
+    return at ?? undefined;
+  }
+
+  /**
+   * The next `n` occurrences of the schedule `id` (epoch ms), from its rule and limits
+   * (spec.js nextRunsOf): the schedule is read, nothing written.
+   * @param {string} id @param {number} n
+   */
+  async nextRuns(id, n) {
+    const [row] = await this.#conn.query("nextRuns()", this.#st.scheduleGet, [this.#name, idBytes(id)]);
+    const s = row === undefined ? null : await scheduleOf(id, recordOf(row));
+    if (s === null || s.due === null) return [];
+    return nextRunsOf(s.rule, s.due, n, limitsOfStored(s));
   }
 
   /** Every schedule, by id. */

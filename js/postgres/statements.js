@@ -54,9 +54,15 @@ export function statementsOf(schema) {
     place: `SELECT ${s}.place($1, $2, $3, $4)`,
     tellHead: `SELECT ${s}.tell_head($1, $2)`,
     scheduleUpsert: `INSERT INTO ${s}.schedules AS x (queue, id, kind, period, start, cron, zone, catch_up, overlap,
-        value, due, succ, version) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13)
+        value, due, succ, version, max_runs, stop_at, paused)
+        VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16)
       ON CONFLICT (queue, id) DO UPDATE SET kind = $3, period = $4, start = $5, cron = $6, zone = $7,
-        catch_up = $8, overlap = $9, value = $10, due = $11, succ = $12, version = $13`,
+        catch_up = $8, overlap = $9, value = $10, due = $11, succ = $12, version = $13, max_runs = $14,
+        stop_at = $15, paused = $16`,
+    scheduleGet: `SELECT * FROM ${s}.schedules WHERE queue = $1 AND id = $2`,
+    schedulePause: `SELECT ${s}.pause_schedule($1, $2) AS done`,
+    scheduleResumed: `UPDATE ${s}.schedules SET paused = false, due = $3, succ = $4 WHERE queue = $1 AND id = $2`,
+    scheduleTrigger: `SELECT ${s}.trigger_schedule($1, $2) AS at`,
     unschedule: `WITH x AS (DELETE FROM ${s}.schedules WHERE queue = $1 AND id = $2 RETURNING id, due),
       o AS (DELETE FROM ${s}.items i USING x WHERE i.queue = $1 AND i.id = ${s}.occurrence(x.id, x.due)
         AND i.state = 'p' AND i.schedule = x.id RETURNING 1)

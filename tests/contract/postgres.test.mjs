@@ -15,30 +15,11 @@ import { PostgresDelayQueue } from "tarry-queue/postgres";
 import { startPostgres } from "../../tools/postgres-server.mjs";
 import { register } from "./register.mjs";
 
-/** The schedule controls (nextRuns, trigger, pauseSchedule, resumeSchedule) Postgres lacks yet. */
-const CONTROLS = "the schedule controls nextRuns, trigger, pauseSchedule and resumeSchedule are not on Postgres yet";
-
 /** @type {Record<string, { why: string, error: RegExp }>} */
-const expectedFailures = {
-  // Every other bad call (41 of 48, schedule() and unschedule() among them) must still be refused.
-  "bad arguments to schedule and unschedule reject with a TypeError or RangeError that names them, and change nothing":
-    {
-      why: CONTROLS,
-      error:
-        /7 of 48 bad calls:\n(q\.(nextRuns|trigger|pauseSchedule|resumeSchedule)\([^\n]*is not a function\), instead of rejecting\n){7}/,
-    },
-};
+const expectedFailures = {};
 
-/** Cases that need a method PostgresDelayQueue lacks: the case, and the method. @type {Record<string, string>} */
-const leftOut = {
-  "maxRuns: the schedule ends after its last run, listed with no next run and no occurrence pending; nextRuns stops there":
-    "nextRuns",
-  "stopAt: no occurrence after it; nextRuns previews up to it; the schedule ends at the last one before it": "nextRuns",
-  "trigger(id): one extra run now that counts and leaves the pending occurrence; with overlap false, false while a run lasts":
-    "trigger",
-  "pauseSchedule(id): no occurrence placed while paused; resumeSchedule(id) places the one it waited for, catchUp deciding":
-    "pauseSchedule",
-};
+/** Cases left out: none. @type {Record<string, string>} */
+const leftOut = {};
 
 /** Values JSON cannot hold, and the path each TypeError must name. */
 const unstorable = [
