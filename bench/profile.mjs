@@ -1,4 +1,4 @@
-// Where tarry's time per operation goes, layer by layer: the JS face (js/queue.js) over
+// Where tarry's time per operation goes, layer by layer: the JS face (js/memory/queue.js) over
 // the wasm binding's Deadlines (dist/tarry.js) over the core, against the plain-JS heap peer.
 // A diagnostic for whoever optimises the core, not part of the table:
 //

@@ -19,7 +19,7 @@ import http from "node:http";
 import os from "node:os";
 import { parseArgs } from "node:util";
 import { scheduleReport } from "./dashboard/schedules.js";
-import { redact } from "./redact.js";
+import { redact } from "./engine/redact.js";
 
 const USAGE = `Usage:
   tarry-queue inspect   (--redis URL | --cluster HOST:PORT,...) --name NAME [--prefix P] [--shards K]

@@ -35,7 +35,7 @@ import { checkOptions, queuesByName } from "./dashboard/options.js";
 import { page, pageScript, pageStyle } from "./dashboard/page.js";
 import { json, redirect, respond, text } from "./dashboard/responses.js";
 import { scheduleReport } from "./dashboard/schedules.js";
-import { redact } from "./redact.js";
+import { redact } from "./engine/redact.js";
 
 export { nodeListener } from "./dashboard/node.js";
 

@@ -5,8 +5,8 @@ import { loadOnFirstUse } from "./wasm.js";
 
 loadOnFirstUse(wasmHex);
 
-export { DelayQueue } from "./queue.js";
-export { Scheduler } from "./scheduler.js";
-export { ClosedError } from "./errors.js";
+export { DelayQueue } from "./memory/queue.js";
+export { Scheduler } from "./memory/scheduler.js";
+export { ClosedError } from "./engine/errors.js";
 /** Optional: compiles the wasm asynchronously, or loads it from the source given (as in the browser). */
 export { init } from "./wasm.js";

@@ -10,7 +10,18 @@
  */
 
 import type { ScheduleInfo, ScheduleOptions, ScheduleRule } from "./tarry.js";
-import type { AbortSignalLike, DurableEngine, DurableEngineEvents, ItemInfo, Page, PageOptions } from "./tarry.js";
+import type {
+  AbortSignalLike,
+  DurableEngine,
+  DurableEngineDeadLetter,
+  DurableEngineEvents,
+  DurableEngineOfferItem,
+  DurableEngineStats,
+  IfExists,
+  ItemInfo,
+  Page,
+  PageOptions,
+} from "./tarry.js";
 import type { Json, Jsonable } from "./redis.js";
 
 export type { Json, Jsonable, JsonableProperty } from "./redis.js";
@@ -55,8 +66,8 @@ export interface TransactionOptions {
   client?: ClientLike;
 }
 
-/** What an offer does when its id names an item already present (pending, in flight or dead). */
-export type IfExists = "replace" | "keep" | "extend";
+/** What an offer does when its id names an item already present: one declaration for every engine (tarry.d.ts). */
+export type { IfExists } from "./tarry.js";
 
 export interface OfferOptions extends TransactionOptions {
   /** The item's id: a non-empty, well-formed string of at most 512 code units. Default: 22 random base64url characters (128 bits). */
@@ -70,10 +81,8 @@ export interface OfferOptions extends TransactionOptions {
   ifExists?: IfExists;
 }
 
-export type OfferItem<T extends Jsonable<T> = Json> = { value: T; id?: string; ifExists?: IfExists } & (
-  | { delayMs: number; deadline?: undefined }
-  | { deadline: number | Date; delayMs?: undefined }
-);
+/** One item of offerMany(), as the engine contract has it (tarry.d.ts). */
+export type OfferItem<T extends Jsonable<T> = Json> = DurableEngineOfferItem<T>;
 
 /** One delivery of an item, leased to this process until ack(), nack() or the lease runs out. */
 export interface PostgresJob<T extends Jsonable<T> = Json> {
@@ -93,57 +102,32 @@ export interface PostgresJob<T extends Jsonable<T> = Json> {
   extend(ms?: number): Promise<boolean>;
 }
 
-export interface DeadLetter<T extends Jsonable<T> = Json> {
-  id: string;
-  state: "dead";
+/** A dead letter, as the engine contract has it (tarry.d.ts), and its text when it could not be read. */
+export interface DeadLetter<T extends Jsonable<T> = Json> extends DurableEngineDeadLetter<T> {
   /** The value, or undefined when it could not be read (then `raw` holds the text). */
   value: T | undefined;
-  attempt: number;
-  deadline: number | undefined;
-  reason: string;
   /** When it was dead-lettered, epoch ms by the server's clock (clock_timestamp()). */
   diedAt: number;
   raw?: string;
 }
 
 /**
- * A Postgres queue's stats: the counts by state, `headDelay` and `paused` are read from
+ * The engine contract's figures (tarry.d.ts; lateness: server time at transfer minus
+ * deadline), and Postgres's own. The counts by state, `headDelay` and `paused` are read from
  * Postgres (the same for every process); the timer and delivery figures are this process's
  * own. There is no `all` (every process's figures, as on Redis): each process counts its
  * deliveries in memory, so that consumers never write to one shared row.
  */
-export interface PostgresQueueStats {
-  /** Items waiting for their deadline, or due and not yet taken. */
-  pending: number;
-  /** Items delivered and not yet acked. */
-  inFlight: number;
-  dead: number;
-  /** Ms until the head's deadline (negative when overdue), or undefined when none is pending. */
-  headDelay: number | undefined;
+export interface PostgresQueueStats extends DurableEngineStats {
   /** This process: waiting take() calls. */
   takers: number;
   /** This process: the queue's alarm, armed (1) or not (0). */
   timersArmed: number;
   timerArms: number;
-  /** This process: runs of the take statement. */
-  wakes: number;
-  /** This process: wakes that found nothing to do yet. */
-  earlyWakes: number;
   /** This process: notifications received. */
   messages: number;
-  delivered: number;
-  /** This process: deliveries after the first (attempt ≥ 2), whatever ended the attempt before (a nack, an expired lease). */
-  retried: number;
-  /** This process: deliveries whose previous attempt never finished (a lease expired). */
-  redelivered: number;
   /** Deliveries no take received (it left while the take statement ran): put back. */
   released: number;
-  /** Server time at transfer minus deadline, ms, over this process's deliveries (the histogram of DelayQueue's stats). */
-  latenessP50: number;
-  latenessP99: number;
-  latenessMax: number;
-  /** Whether pause() stopped deliveries (for every process). */
-  paused: boolean;
 }
 
 export interface PostgresWorker {

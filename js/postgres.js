@@ -21,14 +21,14 @@
 // This file is the public class, over its roles in ./postgres/: the producer (producer.js),
 // the consumer (consumer.js, outcomes.js, listener.js), inspection and control (inspect.js),
 // schedules (schedules.js), and the SQL (statements.js, migrate.js and sql/). Arguments are
-// checked (./arguments.js, ./redis/options.js and ./postgres/options.js, the same checks and
-// messages as the Redis engine) before anything is sent. `pg` (an optional peer dependency)
-// is loaded only for a URL. Never loads the wasm.
+// checked (./engine/arguments.js, ./engine/options.js and ./postgres/options.js, the same
+// checks and messages as the Redis engine) before anything is sent. `pg` (an optional peer
+// dependency) is loaded only for a URL. Never loads the wasm.
 
-import { checkSignal, checkTimeout, options } from "./arguments.js";
-import { ClosedError, takeUntilClosed } from "./errors.js";
-import { EMIT, Emitter, HEARD } from "./events.js";
-import { Meters } from "./metrics.js";
+import { checkSignal, checkTimeout, options } from "./engine/arguments.js";
+import { ClosedError, takeUntilClosed } from "./engine/errors.js";
+import { EMIT, Emitter, HEARD } from "./engine/events.js";
+import { Meters } from "./engine/metrics.js";
 import { Connection } from "./postgres/connection.js";
 import { Consumer } from "./postgres/consumer.js";
 import { Inspection } from "./postgres/inspect.js";
@@ -40,12 +40,12 @@ import { Producer } from "./postgres/producer.js";
 import { PostgresSchedules } from "./postgres/schedules.js";
 import { statementsOf } from "./postgres/statements.js";
 import { checkNextRuns, checkScheduleId } from "./schedule/spec.js";
-import { localNow } from "./redis/clock.js";
-import { processOptions } from "./redis/options.js";
-import { RedisJob } from "./redis/job.js";
-import { Worker } from "./redis/worker.js";
+import { localNow } from "./engine/clock.js";
+import { processOptions } from "./engine/options.js";
+import { Job } from "./engine/job.js";
+import { Worker } from "./engine/worker.js";
 
-export { ClosedError } from "./errors.js";
+export { ClosedError } from "./engine/errors.js";
 export { PostgresError } from "./postgres/connection.js";
 
 /** A Postgres-backed delay queue shared by every process that opens the same `name` in the same schema. */
@@ -315,7 +315,7 @@ export class PostgresDelayQueue extends Emitter {
 
   /**
    * Runs handler for each due item, acks on success, nacks (retry after retryDelayMs) on a throw.
-   * @param {(value: any, job: RedisJob) => unknown} handler
+   * @param {(value: any, job: Job) => unknown} handler
    * @param {{ concurrency?: number, retryDelayMs?: number | ((attempt: number, error: unknown) => number) }} [opts]
    */
   process(handler, opts) {

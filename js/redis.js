@@ -3,7 +3,7 @@
 //
 // - Redis decides time: deadlines are epoch ms, and what is due is decided inside Lua with the
 //   server's TIME, so clock skew between processes delivers nothing early. A delay counts from
-//   the caller's call (its time stamped on the server's clock: js/redis/clock.js).
+//   the caller's call (its time stamped on the server's clock: js/engine/clock.js).
 // - Every change of state is one Lua script (js/redis/lua/, called through js/redis/scripts.js),
 //   run by SHA on the connection (js/redis/connection.js).
 // - A consuming process keeps ONE local timer for the earliest thing it must act on
@@ -11,28 +11,28 @@
 // - At least once: a delivered item is leased to its consumer until ack(); an expired lease
 //   puts it back (or, after maxAttempts, into the dead letters). Each delivery has a token,
 //   so an ack from a delivery whose lease was lost changes nothing and returns false
-//   (js/redis/job.js).
+//   (js/engine/job.js).
 //
 // Inspection (get, pending and inFlight pages, counts in stats) reads Redis in one script
 // each, O(log n + limit) whatever the page (js/redis/inspect.js reads the replies). pause()
 // and resume() set a flag the take script honours and tell every consumer on the channel.
 //
-// Events (an EventTarget, ../events.js): by default, what this process does and sees
+// Events (an EventTarget, ./engine/events.js): by default, what this process does and sees
 // (js/redis/consumer.js). With `observe: true`, the events of every process instead, each
 // once and in order, read from a capped stream the scripts append to while some process
 // observes (js/redis/observer.js). Metrics go to OpenTelemetry when the application
-// registered a MeterProvider (../metrics.js). Nobody listening and no provider cost one
+// registered a MeterProvider (./engine/metrics.js). Nobody listening and no provider cost one
 // check per event.
 //
-// This file is the public class: arguments checked (js/redis/options.js and ../arguments.js)
+// This file is the public class: arguments checked (js/redis/options.js and ./engine/arguments.js)
 // before anything is sent, then one script per call. The client is ioredis (an optional peer
 // dependency), loaded only when this module is given a URL rather than a client. The
 // in-memory entries of tarry-queue never load this file, and this file never loads the wasm.
 
-import { checkId, checkSignal, checkTimeout, options } from "./arguments.js";
-import { ClosedError, takeUntilClosed } from "./errors.js";
-import { EMIT, Emitter, HEARD } from "./events.js";
-import { Meters } from "./metrics.js";
+import { checkId, checkSignal, checkTimeout, options } from "./engine/arguments.js";
+import { ClosedError, takeUntilClosed } from "./engine/errors.js";
+import { EMIT, Emitter, HEARD } from "./engine/events.js";
+import { Meters } from "./engine/metrics.js";
 import {
   allFigures,
   pageOptions,
@@ -43,7 +43,7 @@ import {
   readPending,
 } from "./redis/inspect.js";
 import { Observer } from "./redis/observer.js";
-import { moment } from "./redis/clock.js";
+import { moment } from "./engine/clock.js";
 import { Connection } from "./redis/connection.js";
 import { Consumer } from "./redis/consumer.js";
 import { batchFailed } from "./redis/batch-error.js";
@@ -56,11 +56,11 @@ import { RedisSchedules } from "./redis/schedules.js";
 import { SCRIPTS } from "./redis/scripts.js";
 import { INNER, ShardedDelayQueue } from "./redis/shards.js";
 
-export { ClosedError } from "./errors.js";
+export { ClosedError } from "./engine/errors.js";
 export { OfferManyError } from "./redis/batch-error.js";
 export { WaitForReplicasError } from "./redis/durability.js";
 
-/** @typedef {import("./redis/job.js").RedisJob} RedisJob */
+/** @typedef {import("./engine/job.js").Job} RedisJob */
 /** @typedef {import("./redis/producer.js").Offer} Offer */
 
 /** Items per offer script at most: more are split, so that no script holds Redis for long. */
@@ -86,7 +86,7 @@ export class RedisDelayQueue extends Emitter {
   #consumer;
   /** @type {Promise<void> | null} */
   #closing = null;
-  /** The offers made in one turn, gathered: one script per 500 items (each script atomic). @type {import("./redis/batch.js").Batcher<Offer, Offer>} */
+  /** The offers made in one turn, gathered: one script per 500 items (each script atomic). @type {import("./engine/batch.js").Batcher<Offer, Offer>} */
   #offers;
   /** schedule(), unschedule(), schedules(), and the cron part of their chains (js/redis/schedules.js). @type {RedisSchedules} */
   #schedules;
@@ -536,7 +536,7 @@ export class RedisDelayQueue extends Emitter {
    * finish.
    * @param {(value: any, job: RedisJob) => unknown} handler
    * @param {{ concurrency?: number, retryDelayMs?: number | ((attempt: number, error: unknown) => number) }} [opts]
-   * @returns {import("./redis/worker.js").Worker}
+   * @returns {import("./engine/worker.js").Worker}
    */
   process(handler, opts) {
     const { concurrency, retry } = processOptions(handler, opts);

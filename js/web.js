@@ -4,7 +4,7 @@
 // wasm from elsewhere.
 import { wasmHex } from "../dist/tarry_inline.js";
 import { loadOnFirstUse } from "./wasm.js";
-import { flushAll } from "./queue.js";
+import { flushAll } from "./memory/queue.js";
 
 loadOnFirstUse(wasmHex);
 
@@ -16,9 +16,9 @@ if (typeof document !== "undefined" && typeof document.addEventListener === "fun
   });
 }
 
-export { DelayQueue } from "./queue.js";
-export { Scheduler } from "./scheduler.js";
-export { ClosedError } from "./errors.js";
+export { DelayQueue } from "./memory/queue.js";
+export { Scheduler } from "./memory/scheduler.js";
+export { ClosedError } from "./engine/errors.js";
 /**
  * Optional. Without a source: compiles the inline wasm asynchronously, so that the first
  * queue does not compile it on the main thread. With one: loads the wasm from there instead

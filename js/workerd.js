@@ -5,9 +5,9 @@ import { loadSync } from "./wasm.js";
 
 loadSync(wasm);
 
-export { DelayQueue } from "./queue.js";
-export { Scheduler } from "./scheduler.js";
-export { ClosedError } from "./errors.js";
+export { DelayQueue } from "./memory/queue.js";
+export { Scheduler } from "./memory/scheduler.js";
+export { ClosedError } from "./engine/errors.js";
 export { DurableDelayQueue } from "./durable/queue.js";
 /** Loaded at import already: resolves at once (for code shared with the browser). */
 export { init } from "./wasm.js";

@@ -235,7 +235,7 @@ for (let r = 0; r < rounds; r++) {
 await redis.stop();
 
 // The guard alone: what a queue asks before building an event, nobody listening.
-const { HEARD } = await import("../../js/events.js");
+const { HEARD } = await import("../../js/engine/events.js");
 const q = new DelayQueue();
 let heard = 0;
 const reps = 10_000_000;

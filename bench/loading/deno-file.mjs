@@ -4,4 +4,4 @@ import { loadSync } from "../../js/wasm.js";
 
 loadSync(Deno.readFileSync(new URL("../../dist/tarry_bg.wasm", import.meta.url)));
 
-export { DelayQueue } from "../../js/queue.js";
+export { DelayQueue } from "../../js/memory/queue.js";

@@ -5,4 +5,4 @@ import { loadSync } from "../../js/wasm.js";
 
 loadSync(readFileSync(new URL("../../dist/tarry_bg.wasm", import.meta.url)));
 
-export { DelayQueue } from "../../js/queue.js";
+export { DelayQueue } from "../../js/memory/queue.js";

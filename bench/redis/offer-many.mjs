@@ -1,7 +1,7 @@
 // offerMany of N items on a private redis-server, default options, timed:
 //   node bench/redis/offer-many.mjs N
 import { RedisDelayQueue } from "tarry-queue/redis";
-import { startRedis } from "../../tests/redis/redis-server.mjs";
+import { startRedis } from "../../tools/redis-server.mjs";
 const n = Number(process.argv[2]);
 const s = await startRedis();
 const q = new RedisDelayQueue({ redis: s.url, name: "m", onerror: () => {} });

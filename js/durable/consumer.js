@@ -4,9 +4,9 @@
 // back at its retry deadline, or dead) and the start of the next delivery are one
 // transaction. A schedule's occurrence moves its schedule on as it goes out (occur()).
 
-import { checkMs, describe, MAX_TIME, options } from "../arguments.js";
-import { EMIT, HEARD } from "../events.js";
-import { reasonOf } from "../reason.js";
+import { checkMs, describe, MAX_TIME, options } from "../engine/arguments.js";
+import { EMIT, HEARD } from "../engine/events.js";
+import { reasonOf } from "../engine/reason.js";
 import { occurrenceStep, pendingId } from "../schedule/durable.js";
 import { dueOf, occurrenceId } from "../schedule/spec.js";
 import { LATENESS_SAMPLES, LATEST_DEADLINE, noop, UNKNOWN } from "./store.js";

@@ -1,7 +1,7 @@
 // A DurableDelayQueue's dead letters: the items whose last allowed delivery failed, kept by
 // id and in order of death (their seq) for pages; the page, retry, delete and purge calls.
 
-import { checkId, checkTimeout, options, pageOptions } from "../arguments.js";
+import { checkId, checkTimeout, options, pageOptions } from "../engine/arguments.js";
 
 /** The dead letters: by id, and in order of death (their seq) for pages. */
 export class DeadLetters {

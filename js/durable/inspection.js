@@ -2,7 +2,7 @@
 // sees every earlier call): delayOf, size, stats, get, the pages of pending items and of the
 // item in flight, and, outside the turn, peek and toArray. A page costs O(log n + limit).
 
-import { checkId, pageOptions } from "../arguments.js";
+import { checkId, pageOptions } from "../engine/arguments.js";
 import { LATENESS_SAMPLES } from "./store.js";
 
 /** Ms until a pending item's deadline (negative when overdue), or undefined when none is pending under `id`. */

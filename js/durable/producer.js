@@ -3,8 +3,8 @@
 // change (what `ifExists` does to an id that is present: invariant 5 of ./queue.js) and
 // committed in one transaction.
 
-import { checkId, checkIfExists, deadlineAt, deadlineIn, describe, isRevoked, options } from "../arguments.js";
-import { newId } from "../ids.js";
+import { checkId, checkIfExists, deadlineAt, deadlineIn, describe, isRevoked, options } from "../engine/arguments.js";
+import { newId } from "../engine/ids.js";
 import { LATEST_DEADLINE } from "./store.js";
 
 /** @typedef {import("./store.js").DurableRecord} DurableRecord */

@@ -77,8 +77,8 @@
 // reschedule), ./consumer.js (deliver), ./inspection.js (reads and pages), ./pause.js,
 // ./schedules.js, ./dead-letters.js, and ./load.js (open()).
 
-import { describe, isRevoked, MAX_ID_LENGTH, options } from "../arguments.js";
-import { Emitter } from "../events.js";
+import { describe, isRevoked, MAX_ID_LENGTH, options } from "../engine/arguments.js";
+import { Emitter } from "../engine/events.js";
 import * as consumer from "./consumer.js";
 import * as deadLetters from "./dead-letters.js";
 import * as inspection from "./inspection.js";

@@ -5,11 +5,11 @@
 // gives calls their turn (invariant 3). The role modules (producer, consumer, inspection,
 // pause, schedules, dead letters, load) read and change the queue through a Store.
 
-import { MAX_ID_LENGTH } from "../arguments.js";
-import { ClosedError } from "../errors.js";
-import { EMIT, HEARD } from "../events.js";
-import { Meters } from "../metrics.js";
-import { Order } from "../order.js";
+import { MAX_ID_LENGTH } from "../engine/arguments.js";
+import { ClosedError } from "../engine/errors.js";
+import { EMIT, HEARD } from "../engine/events.js";
+import { Meters } from "../engine/metrics.js";
+import { Order } from "../engine/order.js";
 import { pendingId, storedSchedule } from "../schedule/durable.js";
 import { DeadLetters } from "./dead-letters.js";
 

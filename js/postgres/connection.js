@@ -9,12 +9,12 @@
 // - A call that found no connection within commandTimeout rejects saying so (nothing was
 //   sent); one sent and not answered in time rejects saying it may or may not have taken
 //   effect, and its connection is destroyed rather than handed back. The times are alarms of
-//   the process's one host timer (../redis/alarms.js), not timers of their own.
-// - Messages never quote a credential (../redact.js).
+//   the process's one host timer (../engine/alarms.js), not timers of their own.
+// - Messages never quote a credential (../engine/redact.js).
 
-import { redact } from "../redact.js";
-import { Alarm } from "../redis/alarms.js";
-import { localNow } from "../redis/clock.js";
+import { redact } from "../engine/redact.js";
+import { Alarm } from "../engine/alarms.js";
+import { localNow } from "../engine/clock.js";
 
 /** Pools this module opened, by URL: shared by the queues of a process, counted. @type {Map<string, { pool: any, refs: number }>} */
 const opened = new Map();

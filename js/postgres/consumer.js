@@ -1,5 +1,5 @@
 // The consuming side of one queue in a process, and its ONE alarm (an alarm of the process's
-// one host timer, ../redis/alarms.js): armed, while takes wait, for the earliest of the head's
+// one host timer, ../engine/alarms.js): armed, while takes wait, for the earliest of the head's
 // deadline, a lease expiry, a take's timeout and the safety check; re-armed when a
 // notification names an earlier head. No poll: the safety check (every `safetyInterval`,
 // long) only covers a notification that never came.
@@ -11,13 +11,13 @@
 // Deadlines are the server's epoch ms; the alarm is set in local ms through the offset learned
 // from each reply's server time, erring late, and a wake that finds nothing due re-arms.
 
-import { abortReason } from "../arguments.js";
-import { ClosedError } from "../errors.js";
-import { Lateness } from "../lateness.js";
-import { Alarm } from "../redis/alarms.js";
-import { localNow } from "../redis/clock.js";
-import { RedisJob } from "../redis/job.js";
-import { Takers } from "../redis/takers.js";
+import { abortReason } from "../engine/arguments.js";
+import { ClosedError } from "../engine/errors.js";
+import { Lateness } from "../engine/lateness.js";
+import { Alarm } from "../engine/alarms.js";
+import { localNow } from "../engine/clock.js";
+import { Job } from "../engine/job.js";
+import { Takers } from "../engine/takers.js";
 import { dueOf } from "../schedule/spec.js";
 import { idBytes } from "./statements.js";
 
@@ -43,7 +43,7 @@ export class Consumer {
   #closed = false;
   /** This process's acks and nacks on their way: a take waits for them, so that it sees their outcomes (a run's ack before the next occurrence's overlap check, a nack before the next take). @type {Set<Promise<unknown>>} */
   settling = new Set();
-  /** Running handlers' jobs, their leases extended while they run. @type {Set<RedisJob>} */
+  /** Running handlers' jobs, their leases extended while they run. @type {Set<Job>} */
   #held = new Set();
   figures = { wakes: 0, earlyWakes: 0, messages: 0, delivered: 0, retried: 0, redelivered: 0, released: 0 };
   lateness = new Lateness();
@@ -63,7 +63,7 @@ export class Consumer {
   /**
    * @param {{ conn: import("./connection.js").Connection, st: import("./statements.js").Statements,
    *   name: string, o: import("./options.js").QueueOptions, tell: (type: string, detail: () => object) => void,
-   *   listener: () => Promise<import("./listener.js").Listener>, ops: import("../redis/job.js").JobOps,
+   *   listener: () => Promise<import("./listener.js").Listener>, ops: import("../engine/job.js").JobOps,
    *   value: (text: string) => unknown, flush: () => void, schedules: import("./schedules.js").PostgresSchedules }} q
    */
   constructor(q) {
@@ -96,12 +96,12 @@ export class Consumer {
    * Waits for the next due item, leased to this process.
    * @param {AbortSignal | undefined} signal
    * @param {number} timeout ms, or Infinity
-   * @returns {Promise<RedisJob | undefined>}
+   * @returns {Promise<Job | undefined>}
    */
   take(signal, timeout) {
     if (signal?.aborted) return Promise.reject(abortReason(signal));
     return new Promise((resolve, reject) => {
-      /** @type {import("../redis/takers.js").Taker} */
+      /** @type {import("../engine/takers.js").Taker} */
       const taker = {
         resolve,
         reject,
@@ -215,7 +215,7 @@ export class Consumer {
       const schedule = r.schedule === null ? undefined : r.schedule.toString("utf8");
       // An occurrence's deadline is its due time, on a retry too (its id says it).
       const deadline = schedule === undefined ? r.deadline : dueOf(id);
-      const job = new RedisJob(q.ops, id, q.value(r.value), deadline, r.attempt, `${r.token}`, schedule);
+      const job = new Job(q.ops, id, q.value(r.value), deadline, r.attempt, `${r.token}`, schedule);
       const lateness = Math.max(0, r.at - r.deadline);
       this.lateness.record(lateness);
       this.figures.delivered++;
@@ -264,11 +264,11 @@ export class Consumer {
 
   /** The leases of running handlers (process()): extended while they run. */
   leases = {
-    hold: (/** @type {RedisJob} */ job) => {
+    hold: (/** @type {Job} */ job) => {
       this.#held.add(job);
       this.#armExtender();
     },
-    drop: (/** @type {RedisJob} */ job) => {
+    drop: (/** @type {Job} */ job) => {
       this.#held.delete(job);
     },
   };

@@ -1,14 +1,14 @@
 // PostgresDelayQueue's inspection and control calls: get, delayOf, size, stats, the pages,
 // pause and resume, and the dead letters' retry, delete and purge, and clear. Items read back
 // as get() and the pages show them (`ItemInfo` of the engine contract), from the rows of
-// ./statements.js; the page cursors are those of the Redis engine (../redis/inspect.js and
-// ../redis/options.js check them), so that a cursor means the same on both: pending by
+// ./statements.js; the page cursors are those every durable engine shares
+// (../engine/cursors.js checks them), so that a cursor means the same on each: pending by
 // (deadline, seq as 16 hex digits), in flight by (lease expiry, id), dead letters by (time of
 // death, id).
 
-import { checkId, describe, options } from "../arguments.js";
-import { inFlightCursor, pageOptions, pendingCursor } from "../redis/inspect.js";
-import { checkCursor, checkDelay, checkLimit, cursorOf } from "../redis/options.js";
+import { checkId, describe, options } from "../engine/arguments.js";
+import { checkCursor, checkLimit, cursorOf, inFlightCursor, pageOptions, pendingCursor } from "../engine/cursors.js";
+import { checkDelay } from "../engine/options.js";
 import { idOf } from "./consumer.js";
 import { idBytes } from "./statements.js";
 

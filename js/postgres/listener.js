@@ -5,9 +5,9 @@
 // reconnects (backing off up to 2 s) and every consumer looks again, since notifications sent
 // meanwhile are lost. Opened with the first consumer of the pool, closed with the last.
 
-import { Alarm } from "../redis/alarms.js";
-import { redact } from "../redact.js";
-import { localNow } from "../redis/clock.js";
+import { Alarm } from "../engine/alarms.js";
+import { redact } from "../engine/redact.js";
+import { localNow } from "../engine/clock.js";
 import { PostgresError } from "./connection.js";
 
 /** @type {WeakMap<object, Listener>} */

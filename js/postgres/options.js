@@ -1,9 +1,10 @@
 // What PostgresDelayQueue is given, checked: its options with their defaults. Bad input gets a
 // TypeError or RangeError naming the argument, before anything is sent; the checks every
-// engine shares (ids, delays, deadlines, pages, process()) are those of ../arguments.js and
-// ../redis/options.js, imported rather than copied.
+// engine shares (ids, delays, deadlines, pages, process()) are those of ../engine/arguments.js and
+// ../engine/options.js, imported rather than copied.
 
-import { checkMs, describe, options } from "../arguments.js";
+import { describe, options } from "../engine/arguments.js";
+import { checkOnerror, maxAttemptsOption, otherUrl, positiveOption } from "../engine/options.js";
 
 const QUEUE_OPTIONS = [
   "pg",
@@ -55,19 +56,9 @@ export function queueOptions(opts) {
       `options.schema must be letters, digits and _ (not first a digit), at most 50, got ${describe(schema)}`,
     );
   /** @param {string} key @param {number} fallback */
-  const positive = (key, fallback) => {
-    const v = o[key] === undefined ? fallback : o[key];
-    checkMs(v, `options.${key}`);
-    if (v <= 0) throw new RangeError(`options.${key} must be positive, got ${v}`);
-    return v;
-  };
-  const maxAttempts = o.maxAttempts === undefined ? 5 : o.maxAttempts;
-  if (typeof maxAttempts !== "number")
-    throw new TypeError(`options.maxAttempts must be a number, got ${describe(maxAttempts)}`);
-  if (!Number.isSafeInteger(maxAttempts) || maxAttempts < 1)
-    throw new RangeError(`options.maxAttempts must be a whole number >= 1, got ${describe(maxAttempts)}`);
-  if (o.onerror !== undefined && typeof o.onerror !== "function")
-    throw new TypeError(`options.onerror must be a function, got ${describe(o.onerror)}`);
+  const positive = (key, fallback) => positiveOption(o, key, fallback);
+  const maxAttempts = maxAttemptsOption(o.maxAttempts);
+  checkOnerror(o.onerror);
   const pg = o.pg === undefined ? "postgres://127.0.0.1:5432/postgres" : o.pg;
   if (typeof pg === "string") checkUrl(pg);
   else if (pg === null || typeof pg !== "object" || typeof (/** @type {any} */ (pg).connect) !== "function")
@@ -90,14 +81,8 @@ export function queueOptions(opts) {
  * @param {string} url
  */
 function checkUrl(url) {
-  let parsed;
-  try {
-    parsed = new URL(url);
-  } catch {
-    parsed = null;
-  }
-  if (parsed?.protocol !== "postgres:" && parsed?.protocol !== "postgresql:") {
-    const got = parsed ? `a URL of scheme ${parsed.protocol}` : `a string that is no URL (${url.length} characters)`;
+  const got = otherUrl(url, ["postgres:", "postgresql:"]);
+  if (got !== null) {
     throw new TypeError(`options.pg must be a postgres:// or postgresql:// URL or a pg.Pool, got ${got}`);
   }
 }

@@ -2,7 +2,7 @@
 // its delivery's token (each changes the item only while that token holds the lease, and
 // resolves false otherwise), with their events.
 //
-// - The acks of one turn go in one ack statement (../redis/batch.js's lazy Batcher), sent
+// - The acks of one turn go in one ack statement (../engine/batch.js's lazy Batcher), sent
 //   before this process's next take or at the end of the turn.
 // - The nacks go one after another, each once the one before it is answered: they may go on
 //   different connections of the pool, and dead letters die in the order their deliveries
@@ -10,15 +10,15 @@
 // - Each ack and nack is among the consumer's settlements until answered: the next take waits
 //   for them, so that it sees their outcomes (./consumer.js).
 
-import { Batcher } from "../redis/batch.js";
+import { Batcher } from "../engine/batch.js";
 import { OFFER_BATCH } from "./producer.js";
 import { idBytes } from "./statements.js";
 
-/** @typedef {import("../redis/job.js").RedisJob} RedisJob */
+/** @typedef {import("../engine/job.js").Job} Job */
 
 export class Outcomes {
   #q;
-  /** @type {Batcher<[RedisJob, string], boolean>} */
+  /** @type {Batcher<[Job, string], boolean>} */
   #acks;
   #nacks = Promise.resolve();
 
@@ -33,7 +33,7 @@ export class Outcomes {
     this.#acks = new Batcher(OFFER_BATCH, (entries) => this.#ackAll(entries), true);
   }
 
-  /** What a job asks of its queue (../redis/job.js). @type {import("../redis/job.js").JobOps} */
+  /** What a job asks of its queue (../engine/job.js). @type {import("../engine/job.js").JobOps} */
   ops = {
     ack: (job, token) => this.#settle(this.#ack(job, token)),
     nack: (job, token, delayMs, reason) => this.#settle(this.#nack(job, token, delayMs, reason)),
@@ -53,13 +53,13 @@ export class Outcomes {
     return p;
   }
 
-  /** @param {RedisJob} job @param {string} token */
+  /** @param {Job} job @param {string} token */
   async #ack(job, token) {
     this.#q.live();
     return (await this.#acks.add([[job, token]]))[0];
   }
 
-  /** One turn's acks in one statement: each true if its delivery still held the lease. @param {[RedisJob, string][]} entries */
+  /** One turn's acks in one statement: each true if its delivery still held the lease. @param {[Job, string][]} entries */
   async #ackAll(entries) {
     const q = this.#q;
     const ids = entries.map(([job]) => idBytes(job.id));
@@ -72,7 +72,7 @@ export class Outcomes {
     });
   }
 
-  /** @param {RedisJob} job @param {string} token @param {number} delayMs @param {string} reason */
+  /** @param {Job} job @param {string} token @param {number} delayMs @param {string} reason */
   async #nack(job, token, delayMs, reason) {
     const q = this.#q;
     q.live();
@@ -93,7 +93,7 @@ export class Outcomes {
     return true;
   }
 
-  /** @param {RedisJob} job @param {string} token @param {number | undefined} ms */
+  /** @param {Job} job @param {string} token @param {number | undefined} ms */
   async #extend(job, token, ms) {
     const q = this.#q;
     q.live();

@@ -5,12 +5,12 @@
 // calls the values function then), so that the time spent waiting for a connection is not
 // lateness. The offers of one turn without a client go in as few statements as possible.
 
-import { checkId, checkIfExists, describe, isRevoked, options } from "../arguments.js";
-import { newId } from "../ids.js";
-import { jsonText } from "../json.js";
-import { Batcher } from "../redis/batch.js";
-import { localNow } from "../redis/clock.js";
-import { checkDeadline, checkDelay, JSON_RULES } from "../redis/options.js";
+import { checkId, checkIfExists, describe, options } from "../engine/arguments.js";
+import { newId } from "../engine/ids.js";
+import { jsonText } from "../engine/json.js";
+import { Batcher } from "../engine/batch.js";
+import { localNow } from "../engine/clock.js";
+import { checkDeadline, checkDelay, checkItems, JSON_RULES } from "../engine/options.js";
 import { idBytes } from "./statements.js";
 
 /** Items per offer statement at most: more are split (each statement atomic, in order). */
@@ -65,20 +65,7 @@ export function checkOne(of, value, when, opts) {
  * @returns {Offer[]}
  */
 export function checkMany(items) {
-  if (isRevoked(items) || !Array.isArray(items)) throw new TypeError(`items must be an array, got ${describe(items)}`);
-  return items.map((it, i) => {
-    const where = `items[${i}]`;
-    if (it === null || typeof it !== "object" || isRevoked(it))
-      throw new TypeError(`${where} must be an object, got ${describe(it)}`);
-    const o = options(it, where, ["value", "delayMs", "deadline", "id", "ifExists"], "offerMany()");
-    if ((o.delayMs === undefined) === (o.deadline === undefined))
-      throw new TypeError(`${where} must have exactly one of delayMs and deadline`);
-    const [kind, ms] =
-      o.delayMs !== undefined
-        ? ["d", checkDelay(o.delayMs, `${where}.delayMs`)]
-        : ["a", checkDeadline(o.deadline, `${where}.deadline`)];
-    return offerOf(o.value, `${where}.value`, o, where, /** @type {"d" | "a"} */ (kind), ms);
-  });
+  return checkItems(items, (o, where, kind, ms) => offerOf(o.value, `${where}.value`, o, where, kind, ms));
 }
 
 /**

@@ -16,10 +16,15 @@
 //   next occurrence, and it stays, listed with no next run. A paused schedule keeps `due`, the
 //   occurrence it waits for, with no item for it (sql/003_schedule_controls.sql).
 
-import { jsonText } from "../json.js";
-import { JSON_RULES } from "../redis/options.js";
 import { infoOf, limitsOfStored, planSchedule, scheduleOf } from "../schedule/durable.js";
-import { cronRuleOf, endsAt, nextRunsOf, occurrenceId, pendingAfterCatchUp, scheduleSpec } from "../schedule/spec.js";
+import {
+  checkScheduleCall,
+  cronRuleOf,
+  endsAt,
+  nextRunsOf,
+  occurrenceId,
+  pendingAfterCatchUp,
+} from "../schedule/spec.js";
 import { inTransaction } from "./producer.js";
 import { idBytes } from "./statements.js";
 
@@ -65,11 +70,7 @@ export class PostgresSchedules {
    * @param {unknown} id @param {unknown} rule @param {unknown} value @param {unknown} opts
    */
   async check(id, rule, value, opts) {
-    const spec = scheduleSpec(id, rule, opts);
-    const json = jsonText(value, "value", JSON_RULES);
-    const cron =
-      spec.kind === "cron" ? await cronRuleOf(/** @type {string} */ (spec.cron), spec.timezone ?? "UTC") : null;
-    return { spec, json, cron };
+    return checkScheduleCall(id, rule, value, opts);
   }
 
   /**

@@ -1,11 +1,11 @@
 // What an offerMany that failed part way tells its caller. Its items go in scripts of up to
-// 500 (js/redis/batch.js), each atomic: the items of a script that answered are stored, those
+// 500 (js/engine/batch.js), each atomic: the items of a script that answered are stored, those
 // of a script that was refused or never sent are not, and those of a script that got no reply
 // may or may not be. The error says which are stored for sure (`stored`: their ids) and gives
 // every item's id (`ids`, generated ones included), so that the batch can be offered again
 // with those ids and ifExists: "keep": what is stored stays as it is, the rest is added.
 
-import { PartlyDone } from "./batch.js";
+import { PartlyDone } from "../engine/batch.js";
 
 /** What an offerMany whose scripts did not all answer rejects with: which items are stored. */
 export class OfferManyError extends Error {

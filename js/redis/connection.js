@@ -1,6 +1,6 @@
 // The connection of one RedisDelayQueue: its ioredis client (js/redis/client.js), the line of
 // its calls, and running the scripts (js/redis/scripts.js). Every script reply that starts with
-// the server's time is a sample for the server clock (js/redis/clock.js).
+// the server's time is a sample for the server clock (js/engine/clock.js).
 //
 // Ground rules:
 //
@@ -8,7 +8,7 @@
 //   its place in the line when it is made, and the line is sent in order once the client is
 //   ready (a call's arguments are built when it is sent, so a call made before the first
 //   connection is stamped with what the connection learns). The calls that one turn gathers
-//   into one script run (offers, acks: js/redis/batch.js) are sent before any other script is.
+//   into one script run (offers, acks: js/engine/batch.js) are sent before any other script is.
 //   On a plain Redis the calls of every queue on the client sent in one turn go in one run
 //   (js/redis/gather.js), each on its own keys, in the order they were sent.
 // - Scripts by SHA, never overtaken (js/redis/eval.js). Redis runs every script as a function
@@ -38,7 +38,7 @@
 //   may or may not have been applied, and the calls still waiting for the window behind it
 //   reject at once, never sent; a call still refused because its slot was migrating rejects
 //   saying so. WAIT (waitForReplicas) has its own timeout on top. One alarm
-//   (js/redis/alarms.js, on the process's one host timer, not holding the process open) is
+//   (js/engine/alarms.js, on the process's one host timer, not holding the process open) is
 //   armed for the oldest call's limit while calls are on their way, none otherwise; one more
 //   while refused calls wait to be sent again.
 // - Permissions checked. Before its first call, each connection runs the probe script, which
@@ -53,13 +53,14 @@
 //   disconnected by the last of them to close (js/redis/client.js); a given one stays open.
 //   Later calls reject with ClosedError.
 
-import { ClosedError } from "../errors.js";
-import { redact } from "../redact.js";
-import { Alarm } from "./alarms.js";
-import { Batcher } from "./batch.js";
+import { ClosedError } from "../engine/errors.js";
+import { redact } from "../engine/redact.js";
+import { Alarm } from "../engine/alarms.js";
+import { Batcher } from "../engine/batch.js";
 import { ScriptRunner } from "./eval.js";
-import { acquireClient, hubOf, isClient, newServer } from "./client.js";
-import { localNow } from "./clock.js";
+import { acquireClient, isClient } from "./client.js";
+import { hubOf, newServer } from "./hub.js";
+import { localNow } from "../engine/clock.js";
 import {
   connectionLost,
   explain,
@@ -133,7 +134,7 @@ export class Connection {
   /** @type {Client | null} */
   #client = null;
   #owned;
-  /** @type {import("./client.js").Hub | null} */
+  /** @type {import("./hub.js").Hub | null} */
   #hub = null;
   /** @type {Promise<void> | null} opening (or finding) the client this queue shares */
   #opening = null;
@@ -178,7 +179,7 @@ export class Connection {
   #closing = null;
   /** @type {Map<string, Batcher<any, any>>} the gathered calls, by the script they run */
   #batchers = new Map();
-  /** @type {import("./client.js").Member} */
+  /** @type {import("./hub.js").Member} */
   #member = {
     ready: () => {
       this.#own.loaded = false; // a new connection: a restarted server has no scripts (the hub's is reset by the hub)
@@ -198,7 +199,7 @@ export class Connection {
       this.report(refused);
     },
   };
-  /** @type {Map<import("./client.js").Listener, string>} the channel of each subscription */
+  /** @type {Map<import("./hub.js").Listener, string>} the channel of each subscription */
   #subscriptions = new Map();
 
   /**
@@ -248,7 +249,7 @@ export class Connection {
    * @param {Script} script
    * @param {number} size
    * @param {(entries: E[]) => Promise<R[]>} send
-   * @param {boolean} [lazy] whether the first call of a turn waits for the others too (js/redis/batch.js)
+   * @param {boolean} [lazy] whether the first call of a turn waits for the others too (js/engine/batch.js)
    * @returns {Batcher<E, R>}
    */
   batcher(script, size, send, lazy = false) {
@@ -312,11 +313,11 @@ export class Connection {
    * Subscribes to `channel` (through the client's hub: one subscriber for every queue on the
    * client). Resolves once Redis confirmed it, within commandTimeout.
    * @param {string} channel
-   * @param {import("./client.js").Listener} listener
+   * @param {import("./hub.js").Listener} listener
    */
   subscribe(channel, listener) {
     return this.#call(async () => {
-      const hub = /** @type {import("./client.js").Hub} */ (this.#hub);
+      const hub = /** @type {import("./hub.js").Hub} */ (this.#hub);
       this.#subscriptions.set(listener, channel);
       try {
         await hub.subscribe(channel, listener);

@@ -1,5 +1,5 @@
 // The consuming side of one RedisDelayQueue in this process: its waiting takes, its process()
-// workers, and its ONE alarm (js/redis/alarms.js: the alarms of every queue of the process
+// workers, and its ONE alarm (js/engine/alarms.js: the alarms of every queue of the process
 // share one host timer), armed for the earliest thing the process must act on:
 //
 // - the head's deadline, while a take waits (learned from script replies and from the head
@@ -13,7 +13,7 @@
 //
 // No polling loop, no blocking command. What is due is decided by the take script with the
 // server's TIME; this process converts server times to its own clock with the bounds of
-// js/redis/clock.js, so its timer never fires before the server sees a deadline. A timer that
+// js/engine/clock.js, so its timer never fires before the server sees a deadline. A timer that
 // fires early (Node's can, by ~1 ms) hands nothing out and is armed again.
 //
 // The known head only moves later by a take reply, and a take reply never hides what was heard
@@ -47,15 +47,15 @@
 
 import { randomFillSync } from "node:crypto";
 import { setImmediate } from "node:timers";
-import { ClosedError } from "../errors.js";
-import { Lateness } from "../lateness.js";
-import { Alarm } from "./alarms.js";
-import { localNow, moment } from "./clock.js";
+import { ClosedError } from "../engine/errors.js";
+import { Lateness } from "../engine/lateness.js";
+import { Alarm } from "../engine/alarms.js";
+import { localNow, moment } from "../engine/clock.js";
 import { isLasting } from "./errors.js";
-import { RedisJob } from "./job.js";
+import { Job as RedisJob } from "../engine/job.js";
 import { SCRIPTS } from "./scripts.js";
-import { Takers } from "./takers.js";
-import { Worker } from "./worker.js";
+import { Takers } from "../engine/takers.js";
+import { Worker } from "../engine/worker.js";
 
 /** Items per ack script at most: more are split, so that no script holds Redis for long. */
 const ACK_BATCH = 500;
@@ -64,7 +64,7 @@ const TAKE_BATCH = 256;
 /** Expired leases one take script puts back at most. */
 const RECLAIM_BATCH = 256;
 
-/** @typedef {import("./takers.js").Taker} Taker */
+/** @typedef {import("../engine/takers.js").Taker} Taker */
 
 /** Random bytes for the take scripts' tokens, drawn 8 at a time from a pool filled 4 KiB at once. */
 const pool = Buffer.alloc(4096);
@@ -123,7 +123,7 @@ export class Consumer {
   #listener = { onMessage: (/** @type {string} */ m) => this.#message(m), onReady: () => this.#wake() };
   #counters = { wakes: 0, earlyWakes: 0, messages: 0, delivered: 0, retried: 0, redelivered: 0, released: 0 };
   #lateness;
-  /** The acks made in one turn, gathered: one script per 500. @type {import("./batch.js").Batcher<[string, string], boolean>} */
+  /** The acks made in one turn, gathered: one script per 500. @type {import("../engine/batch.js").Batcher<[string, string], boolean>} */
   #acks;
 
   /**
@@ -149,7 +149,7 @@ export class Consumer {
     conn.onReady(() => this.#consuming && this.#wake());
   }
 
-  /** What a RedisJob asks of its queue. @type {import("./job.js").JobOps} */
+  /** What a RedisJob asks of its queue. @type {import("../engine/job.js").JobOps} */
   #jobOps = {
     ack: async (job, token) => {
       const held = (await this.#acks.add([[job.id, token]]))[0];

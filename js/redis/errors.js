@@ -6,7 +6,7 @@
 // docs/redis.md#permissions lists the ACL rules a queue needs. Every error a queue hands its
 // caller or its onerror goes through `redacted` first: no password of a URL ever shows.
 
-import { redactError } from "../redact.js";
+import { redactError } from "../engine/redact.js";
 
 /**
  * Where a queue lives, for messages.
@@ -21,7 +21,7 @@ const SCRIPT_COMMANDS =
 const CAUSES = 8;
 
 /**
- * `e` with the credentials of every URL in its message and stack masked (js/redact.js), and
+ * `e` with the credentials of every URL in its message and stack masked (js/engine/redact.js), and
  * in those of its causes: what the queue says, and what ioredis said that it passes on.
  * @template E
  * @param {E} e

@@ -4,9 +4,9 @@
 // none. A NOSCRIPT anyway (SCRIPT FLUSH while connected) comes back for every call on its way
 // after it too, none of which ran: each is sent again, and while they are (`reloading`), the
 // connection sends no call anew, so that none overtakes. A reply that starts with the server's
-// time is a sample for the server clock (js/redis/clock.js).
+// time is a sample for the server clock (js/engine/clock.js).
 
-import { localNow, moment } from "./clock.js";
+import { localNow, moment } from "../engine/clock.js";
 import { isNoScript } from "./errors.js";
 
 /** @typedef {import("./scripts.js").Script} Script */
@@ -20,7 +20,7 @@ export class ScriptRunner {
   #of;
 
   /**
-   * @param {{ keys: () => string[], server: () => { loaded: boolean, clock: import("./clock.js").ServerClock }, client: () => Client, gather: () => import("./gather.js").Gather | undefined | null, explain: (e: unknown) => unknown, resume: () => void }} of
+   * @param {{ keys: () => string[], server: () => { loaded: boolean, clock: import("../engine/clock.js").ServerClock }, client: () => Client, gather: () => import("./gather.js").Gather | undefined | null, explain: (e: unknown) => unknown, resume: () => void }} of
    *   the connection's keys, what it knows of its server (whether the library was sent since
    *   it last connected, its clock), its client and the client's gathering of script calls,
    *   what a Redis error means for the queue, and what sends its line again once a reload is over

@@ -3,34 +3,17 @@
 // reads themselves (one script each, O(log n + limit) whatever the page), and the figures of
 // every process that the scripts keep in the queue's meta hash.
 
-import { pageOptions as checkPage } from "../arguments.js";
-import { Lateness } from "../lateness.js";
-import { cursorOf } from "./options.js";
+import { Lateness } from "../engine/lateness.js";
+import { cursorOf, inFlightCursor, pendingCursor } from "../engine/cursors.js";
 import { SCRIPTS } from "./scripts.js";
+
+// Page options and cursors are every durable engine's (../engine/cursors.js).
+export { inFlightCursor, pageOptions, pendingCursor } from "../engine/cursors.js";
 
 /** @typedef {import("./connection.js").Connection} Connection */
 
 /** Dead letters one purge script removes at most (purgeDeadLetters runs as many as it takes). */
 const PURGE_BATCH = 1000;
-
-/**
- * A page's options, checked (../arguments.js): { limit, after } with `after` one of this
- * kind's cursors, read.
- * @param {unknown} opts
- * @param {"pending" | "inFlight"} kind
- */
-export function pageOptions(opts, kind) {
-  return checkPage(opts, `${kind}()`, (text) => {
-    const m = (kind === "pending" ? /^p(-?\d+(?:\.\d+)?):([0-9a-f]{16})$/ : /^l(-?\d+(?:\.\d+)?):(.+)$/).exec(text);
-    return m && (kind === "pending" ? { deadline: m[1], seq: m[2] } : { expiry: m[1], id: decodeURIComponent(m[2]) });
-  });
-}
-
-/** @param {{ deadline: string, seq: string }} last */
-export const pendingCursor = (last) => `p${last.deadline}:${last.seq}`;
-
-/** @param {{ expiry: string, id: string }} last */
-export const inFlightCursor = (last) => `l${last.expiry}:${encodeURIComponent(last.id)}`;
 
 /**
  * An item as the contract shows it, from the fields a script replied with.

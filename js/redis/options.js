@@ -1,19 +1,15 @@
 // What RedisDelayQueue is given, checked: its options (with their defaults), offers' options,
 // times, pages. Bad input gets a TypeError or RangeError naming the argument, before anything
 // changes; the rules every engine shares (an options bag takes only its call's options, an
-// option set to undefined is its default, null is a value) are those of ../arguments.js.
+// option set to undefined is its default, null is a value) are those of ../engine/arguments.js.
 
-import { checkLimit, checkMs, deadlineAt, deadlineIn, describe, options, readCursor } from "../arguments.js";
-
-/** A page's limit, as every engine checks it (../arguments.js). */
-export { checkLimit };
+import { checkMs, describe, options } from "../engine/arguments.js";
 import { redacted } from "./errors.js";
+import { checkOnerror, maxAttemptsOption, otherUrl, positiveOption } from "../engine/options.js";
 
-/**
- * Values cross processes as JSON text: what JSON.stringify would silently change or refuse is
- * refused, and so is nesting deeper than it can be relied on to write (it recurses).
- */
-export const JSON_RULES = { omitUndefined: false, maxDepth: 1000 };
+// The checks every durable engine shares, where the Redis modules have always found them.
+export { checkDeadline, checkDelay, JSON_RULES, processOptions } from "../engine/options.js";
+export { checkCursor, checkLimit, cursorOf } from "../engine/cursors.js";
 
 /** The most hash tags one queue may be spread over (`shards`: js/redis/shards.js). */
 export const MAX_SHARDS = 64;
@@ -77,19 +73,9 @@ export function queueOptions(opts) {
       );
   }
   /** @param {string} key @param {number} fallback */
-  const positive = (key, fallback) => {
-    const v = o[key] === undefined ? fallback : o[key];
-    checkMs(v, `options.${key}`);
-    if (v <= 0) throw new RangeError(`options.${key} must be positive, got ${v}`);
-    return v;
-  };
-  const maxAttempts = o.maxAttempts === undefined ? 5 : o.maxAttempts;
-  if (typeof maxAttempts !== "number")
-    throw new TypeError(`options.maxAttempts must be a number, got ${describe(maxAttempts)}`);
-  if (!Number.isSafeInteger(maxAttempts) || maxAttempts < 1)
-    throw new RangeError(`options.maxAttempts must be a whole number >= 1, got ${describe(maxAttempts)}`);
-  if (o.onerror !== undefined && typeof o.onerror !== "function")
-    throw new TypeError(`options.onerror must be a function, got ${describe(o.onerror)}`);
+  const positive = (key, fallback) => positiveOption(o, key, fallback);
+  const maxAttempts = maxAttemptsOption(o.maxAttempts);
+  checkOnerror(o.onerror);
   const redis = o.redis === undefined ? "redis://127.0.0.1:6379" : o.redis;
   if (typeof redis === "string") checkUrl(redis);
   else if (redis === null || typeof redis !== "object")
@@ -170,86 +156,10 @@ function replicasOption(value, redis, commandTimeout) {
  * @param {string} url
  */
 function checkUrl(url) {
-  let parsed;
-  try {
-    parsed = new URL(url);
-  } catch {
-    parsed = null;
-  }
-  if (parsed?.protocol !== "redis:" && parsed?.protocol !== "rediss:") {
-    // The URL itself is not shown: it may hold a password.
-    const got = parsed ? `a URL of scheme ${parsed.protocol}` : `a string that is no URL (${url.length} characters)`;
+  const got = otherUrl(url, ["redis:", "rediss:"]);
+  if (got !== null) {
     throw new TypeError(
       `options.redis must be a redis:// or rediss:// URL, got ${got} (for a Unix socket, pass ioredis options: { path })`,
     );
   }
-}
-
-/**
- * process()'s arguments, checked: the handler and `{ concurrency, retryDelayMs }`, as the
- * slots of the whole queue and the retry delay as a function of the attempt and the error.
- * @param {unknown} handler
- * @param {unknown} opts
- * @returns {{ concurrency: number, retry: (attempt: number, error: unknown) => number }}
- */
-export function processOptions(handler, opts) {
-  if (typeof handler !== "function") throw new TypeError(`handler must be a function, got ${describe(handler)}`);
-  const { concurrency = 1, retryDelayMs = 1000 } = options(
-    opts,
-    "options",
-    ["concurrency", "retryDelayMs"],
-    "process()",
-  );
-  if (typeof concurrency !== "number")
-    throw new TypeError(`options.concurrency must be a number, got ${describe(concurrency)}`);
-  if (!Number.isSafeInteger(concurrency) || concurrency < 1)
-    throw new RangeError(`options.concurrency must be a whole number >= 1, got ${describe(concurrency)}`);
-  if (typeof retryDelayMs !== "function") checkMs(retryDelayMs, "options.retryDelayMs");
-  const retry = typeof retryDelayMs === "function" ? retryDelayMs : () => retryDelayMs;
-  return { concurrency, retry };
-}
-
-/**
- * A delay, checked: a finite number of ms that puts the deadline (counted from now) within a
- * Date's range (../arguments.js).
- * @param {unknown} ms
- * @param {string} name
- * @returns {number}
- */
-export function checkDelay(ms, name) {
-  deadlineIn(ms, name, Date.now());
-  return /** @type {number} */ (ms);
-}
-
-/**
- * A deadline (epoch ms or a Date), checked: within a Date's range (../arguments.js).
- * @param {unknown} deadline
- * @param {string} name
- * @returns {number}
- */
-export function checkDeadline(deadline, name) {
-  return deadlineAt(deadline, name);
-}
-
-/**
- * A page cursor, as a page's `next` gives it: opaque to callers; here, the time of death and
- * the id of the last dead letter of the page.
- * @param {number | string} diedAt
- * @param {string} id
- */
-export function cursorOf(diedAt, id) {
-  return `d${diedAt}:${id}`;
-}
-
-/**
- * A cursor checked, as the page script takes it: [time of death, id].
- * @param {unknown} cursor
- * @param {string} name
- * @returns {[string, string]}
- */
-export function checkCursor(cursor, name) {
-  return readCursor(cursor, name, "deadLetters()", (text) => {
-    const m = /^d(-?\d+(?:\.\d+)?):([\s\S]+)$/.exec(text);
-    return m && /** @type {[string, string]} */ ([m[1], m[2]]);
-  });
 }

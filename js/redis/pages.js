@@ -3,7 +3,7 @@
 // shard), with a cursor that holds each shard's. A page costs K scripts, and one more per
 // shard whose page was only partly used (its cursor there).
 
-import { describe, options } from "../arguments.js";
+import { describe, options } from "../engine/arguments.js";
 import { checkLimit } from "./options.js";
 
 /** The page kinds, the field each is ordered by and what each page's calls are named. */

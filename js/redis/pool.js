@@ -1,8 +1,8 @@
 // The waiting takes that the K consumers of a sharded queue share (js/redis/shards.js, the
 // hooks in js/redis/consumer.js): the take policy of a queue over several shards.
 
-import { Lateness } from "../lateness.js";
-import { Takers } from "./takers.js";
+import { Lateness } from "../engine/lateness.js";
+import { Takers } from "../engine/takers.js";
 
 /**
  * The waiting takes of a sharded queue's K consumers (js/redis/consumer.js): one line, the part

@@ -2,13 +2,14 @@
 // generated when not given, what it does when that id is present, its delay or deadline, the
 // value's JSON text, when it was called), every one before anything is sent; and one offer
 // script run, followed by WAIT when the queue asks for replicas (js/redis/durability.js).
-// js/redis.js gathers a turn's offers into such runs (js/redis/batch.js); a sharded queue
+// js/redis.js gathers a turn's offers into such runs (js/engine/batch.js); a sharded queue
 // (js/redis/shards.js) checks here too, then sends each item to its shard.
 
-import { checkId, checkIfExists, describe, isRevoked, options } from "../arguments.js";
-import { newId } from "../ids.js";
-import { jsonText } from "../json.js";
+import { checkId, checkIfExists, options } from "../engine/arguments.js";
+import { newId } from "../engine/ids.js";
+import { jsonText } from "../engine/json.js";
 import { fewerReplicas } from "./durability.js";
+import { checkItems } from "../engine/options.js";
 import { checkDeadline, checkDelay, JSON_RULES } from "./options.js";
 import { SCRIPTS } from "./scripts.js";
 
@@ -16,7 +17,7 @@ import { SCRIPTS } from "./scripts.js";
  * An offer, checked: its id, what it does when that id is present, how its deadline is given
  * ("d" a delay from its call, "a" an absolute deadline), that delay or deadline, the value's
  * JSON text, and when it was called.
- * @typedef {{ id: string, ifExists: "replace" | "keep" | "extend", kind: "d" | "a", ms: number, json: string, at: import("./clock.js").Moment }} Offer
+ * @typedef {{ id: string, ifExists: "replace" | "keep" | "extend", kind: "d" | "a", ms: number, json: string, at: import("../engine/clock.js").Moment }} Offer
  */
 
 /**
@@ -24,7 +25,7 @@ import { SCRIPTS } from "./scripts.js";
  * @param {unknown} value
  * @param {unknown} delayMs
  * @param {unknown} opts
- * @param {import("./clock.js").Moment} at
+ * @param {import("../engine/clock.js").Moment} at
  */
 export function checkOffer(value, delayMs, opts, at) {
   const ms = checkDelay(delayMs, "delayMs");
@@ -36,7 +37,7 @@ export function checkOffer(value, delayMs, opts, at) {
  * @param {unknown} value
  * @param {unknown} deadline
  * @param {unknown} opts
- * @param {import("./clock.js").Moment} at
+ * @param {import("../engine/clock.js").Moment} at
  */
 export function checkOfferAt(value, deadline, opts, at) {
   const ms = checkDeadline(deadline, "deadline");
@@ -46,25 +47,13 @@ export function checkOfferAt(value, deadline, opts, at) {
 /**
  * offerMany()'s items, checked, every one before anything is sent.
  * @param {unknown} items
- * @param {import("./clock.js").Moment} at
+ * @param {import("../engine/clock.js").Moment} at
  * @returns {Offer[]}
  */
 export function checkMany(items, at) {
-  if (isRevoked(items) || !Array.isArray(items)) throw new TypeError(`items must be an array, got ${describe(items)}`);
-  return items.map((it, i) => {
-    const where = `items[${i}]`;
-    if (it === null || typeof it !== "object" || isRevoked(it))
-      throw new TypeError(`${where} must be an object, got ${describe(it)}`);
-    const o = options(it, where, ["value", "delayMs", "deadline", "id", "ifExists"], "offerMany()");
-    if ((o.delayMs === undefined) === (o.deadline === undefined))
-      throw new TypeError(`${where} must have exactly one of delayMs and deadline`);
-    const timing =
-      o.delayMs !== undefined
-        ? /** @type {const} */ (["d", checkDelay(o.delayMs, `${where}.delayMs`)])
-        : /** @type {const} */ (["a", checkDeadline(o.deadline, `${where}.deadline`)]);
-    const opts = { id: o.id, ifExists: o.ifExists };
-    return itemOf(o.value, `${where}.value`, opts, where, "offerMany()", timing[0], timing[1], at);
-  });
+  return checkItems(items, (o, where, kind, ms) =>
+    itemOf(o.value, `${where}.value`, { id: o.id, ifExists: o.ifExists }, where, "offerMany()", kind, ms, at),
+  );
 }
 
 /**
@@ -76,7 +65,7 @@ export function checkMany(items, at) {
  * @param {string} of the call, for messages
  * @param {"d" | "a"} kind
  * @param {number} ms
- * @param {import("./clock.js").Moment} at
+ * @param {import("../engine/clock.js").Moment} at
  * @returns {Offer}
  */
 function itemOf(value, where, opts, optsName, of, kind, ms, at) {

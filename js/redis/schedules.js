@@ -21,10 +21,8 @@
 // record read and written, the next occurrence placed); one of cron, also one advance script
 // from a client, after the occurrence is handed out. schedules() reads the hash in pages.
 
-import { jsonText } from "../json.js";
 import { EveryRule, firstOccurrence } from "../schedule/rule.js";
-import { cronRuleOf, nextRunsOf, pendingAfterCatchUp, scheduleSpec, stopAtBefore } from "../schedule/spec.js";
-import { JSON_RULES } from "./options.js";
+import { checkScheduleCall, cronRuleOf, nextRunsOf, pendingAfterCatchUp, stopAtBefore } from "../schedule/spec.js";
 import { SCRIPTS } from "./scripts.js";
 
 /**
@@ -84,12 +82,7 @@ export class RedisSchedules {
    * @param {unknown} opts
    */
   async check(id, rule, value, opts) {
-    const spec = scheduleSpec(id, rule, opts);
-    // The text checked is the text sent (an offer's check: a getter or Proxy read once).
-    const json = jsonText(value, "value", JSON_RULES);
-    const cron =
-      spec.kind === "cron" ? await cronRuleOf(/** @type {string} */ (spec.cron), spec.timezone ?? "UTC") : null;
-    return { spec, json, cron };
+    return checkScheduleCall(id, rule, value, opts);
   }
 
   /**

@@ -29,17 +29,17 @@
 // Costs: K channels and K subscriptions; the first call of the face waits one probe; a take
 // loop over K consumers arms up to K timers.
 
-import { checkId, checkMs, checkSignal, checkTimeout, options } from "../arguments.js";
-import { ClosedError, takeUntilClosed } from "../errors.js";
-import { EMIT, Emitter } from "../events.js";
+import { checkId, checkMs, checkSignal, checkTimeout, options } from "../engine/arguments.js";
+import { ClosedError, takeUntilClosed } from "../engine/errors.js";
+import { EMIT, Emitter } from "../engine/events.js";
 import { checkScheduleId } from "../schedule/spec.js";
-import { moment } from "./clock.js";
+import { moment } from "../engine/clock.js";
 import { processOptions } from "./options.js";
 import { mergedPage } from "./pages.js";
 import { Pool } from "./pool.js";
 import { checkMany, checkOffer, checkOfferAt } from "./producer.js";
 import { scheduleShardOf, shardOf, shardTags } from "./tags.js";
-import { Worker } from "./worker.js";
+import { Worker } from "../engine/worker.js";
 
 export { shardOf } from "./tags.js";
 

@@ -24,7 +24,7 @@
 // fields and asks Intl for the wall time in the zone); in UTC a tenth of that.
 
 import { Cron } from "croner";
-import { describe, EARLIEST_INSTANT, LATEST_INSTANT } from "../arguments.js";
+import { describe, EARLIEST_INSTANT, LATEST_INSTANT } from "../engine/arguments.js";
 import { knownOptions } from "./rule.js";
 
 /**

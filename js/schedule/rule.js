@@ -26,7 +26,7 @@ import {
   instantOf,
   LATEST_INSTANT,
   options,
-} from "../arguments.js";
+} from "../engine/arguments.js";
 
 /** What catchUp accepts, and the default. */
 export const CATCH_UP = Object.freeze(["one", "all", "none"]);

@@ -10,7 +10,9 @@
 // occurrence name the same item. A schedule's id is therefore at most MAX_SCHEDULE_ID code
 // units, so that every occurrence's id is an id (at most MAX_ID_LENGTH).
 
-import { checkBoolean, checkId, describe, instantOf, MAX_ID_LENGTH, options } from "../arguments.js";
+import { checkBoolean, checkId, describe, instantOf, MAX_ID_LENGTH, options } from "../engine/arguments.js";
+import { jsonText } from "../engine/json.js";
+import { JSON_RULES } from "../engine/options.js";
 import { catchUp, checkCatchUp, checkPeriod, defaultStart, startOf } from "./rule.js";
 
 /** The longest schedule id: room for "@" and a due time (at most 17 characters) in an item id. */
@@ -139,6 +141,20 @@ export function scheduleSpec(id, rule, opts) {
   if (typeof timezone !== "string")
     throw new TypeError(`rule.timezone must be an IANA time zone name (a string), got ${describe(timezone)}`);
   return { id: name, kind: "cron", cron: r.cron, timezone, start, catchUp, overlap, maxRuns, stopAt };
+}
+
+/**
+ * A durable engine's schedule() call, checked (a TypeError or RangeError naming the argument)
+ * before anything is sent: its spec, its value's JSON text (the text checked is the text sent:
+ * a getter or Proxy is read once) and, for a cron rule, the rule (loading croner).
+ * @param {unknown} id @param {unknown} rule @param {unknown} value @param {unknown} opts
+ */
+export async function checkScheduleCall(id, rule, value, opts) {
+  const spec = scheduleSpec(id, rule, opts);
+  const json = jsonText(value, "value", JSON_RULES);
+  const cron =
+    spec.kind === "cron" ? await cronRuleOf(/** @type {string} */ (spec.cron), spec.timezone ?? "UTC") : null;
+  return { spec, json, cron };
 }
 
 /** A schedule's id: an id short enough that its occurrences' ids are ids. */

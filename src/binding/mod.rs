@@ -8,7 +8,7 @@
 //! borrow of a queue, and a JS exception (a host refusing a timer, a stack overflow in JS)
 //! cannot leave one half-changed.
 //!
-//! Values stay in a JS array indexed by slot (`js/slots.js`), because storing a `JsValue`
+//! Values stay in a JS array indexed by slot (`js/memory/slots.js`), because storing a `JsValue`
 //! in Rust costs a trip through wasm-bindgen's externref table on every offer and cancel.
 //! JS names an item by its handle (what `offer` returned); the binding hands items out
 //! (`poll`, `takeDue`, `head`, `drain`, `sortedSlots`) by slot, a small integer, because a
@@ -291,7 +291,7 @@ impl Deadlines {
     }
 
     /// The figures a queue's `stats` shows beside the JS face's own, as numbers in this
-    /// order (js/timeline.js names them): wake-ups, early ones, items handed to waiters, and
+    /// order (js/memory/timeline.js names them): wake-ups, early ones, items handed to waiters, and
     /// their lateness p50, p99 and max in ms. Numbers, not an object: building a JS object
     /// from Rust would bring serde into every page's wasm for one call.
     pub fn figures(&self) -> Vec<f64> {

@@ -36,7 +36,7 @@ const test = (name, run, { inMemory = false } = {}) => cases.push({ name, run, i
 const EVERY_ENGINE = { inMemory: true };
 
 const HOUR = 3_600_000;
-/** A generated id: 22 base64url characters holding 128 random bits (js/ids.js). */
+/** A generated id: 22 base64url characters holding 128 random bits (js/engine/ids.js). */
 const GENERATED = /^[A-Za-z0-9_-]{22}$/;
 const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 const ack = () => {};

@@ -151,7 +151,7 @@ test("links: relative files and #anchors are followed; URLs and code are not", (
 
 /** A small repository's tracked files, and a code map of it that names them all. */
 const FILES = [
-  "js/queue.js",
+  "js/memory/queue.js",
   "js/redis.js",
   "js/redis/keys.js",
   "js/redis/lua/offer.lua",
@@ -201,7 +201,7 @@ test("code map: its scope is the source of js/ (Lua scripts by pattern), src/, s
   assert.deepEqual(inScope(FILES), [
     "js/durable/queue.js",
     "js/durable/store.js",
-    "js/queue.js",
+    "js/memory/queue.js",
     "js/redis.js",
     "js/redis/keys.js",
     "js/redis/lua/includes/record.lua",
@@ -223,17 +223,17 @@ test("code map: a map that names every file of its scope, by short names under i
 });
 
 test("code map: a file of the scope it does not name fails, naming the file", () => {
-  assert.deepEqual(mapProblems(MAP, [...FILES, "js/ids.js", "tests/schedule/weight.mjs", "cron/package.json"]), [
+  assert.deepEqual(mapProblems(MAP, [...FILES, "js/engine/ids.js", "tests/schedule/weight.mjs", "cron/package.json"]), [
     "ARCHITECTURE.md: the code map does not name cron/package.json",
-    "ARCHITECTURE.md: the code map does not name js/ids.js",
+    "ARCHITECTURE.md: the code map does not name js/engine/ids.js",
     "ARCHITECTURE.md: the code map does not name tests/schedule/",
   ]);
   // Named outside the code map's section does not count.
   const outside = MAP.replace("- `queue.js`: the queue.\n", "").replace(
     "## Invariants\n",
-    "## Invariants\n\n- `js/queue.js`.\n",
+    "## Invariants\n\n- `js/memory/queue.js`.\n",
   );
-  assert.deepEqual(mapProblems(outside, FILES), ["ARCHITECTURE.md: the code map does not name js/queue.js"]);
+  assert.deepEqual(mapProblems(outside, FILES), ["ARCHITECTURE.md: the code map does not name js/memory/queue.js"]);
   // A short name resolves to the nearest folder first: `store.js` outside the durable/ item is js/store.js.
   const moved = MAP.replace(", `store.js`.", ".").replace(
     "- `queue.js`: the queue.",

@@ -64,7 +64,7 @@ function before(a, b) {
 }
 const byKey = (a, b) => (before(a, b) ? -1 : before(b, a) ? 1 : 0);
 
-/** Scheduler's "just after `t`" (js/scheduler.js), to check a deadline moved out of a wake-up. */
+/** Scheduler's "just after `t`" (js/memory/scheduler.js), to check a deadline moved out of a wake-up. */
 const DELAYS = [-1e10, -5, -1, -0, 0, 0, 1e-300, 0.125, 0.5, 1, 1, 2, 3, 3, 5, 8, 13, 40, 100, 1e4, 2 ** 31 + 3, 1e10];
 
 /** Numbers no call returns as a handle: every call taking a handle refuses them with a TypeError. */
@@ -428,7 +428,7 @@ class World {
         Object.defineProperty(o, "then", { get: read, enumerable: false, configurable: true });
         e.value = o;
         e.probed = true;
-        e.jsonable = false; // a key JSON leaves out: a snapshot refuses it (js/json.js)
+        e.jsonable = false; // a key JSON leaves out: a snapshot refuses it (js/engine/json.js)
         break;
       }
       case "function": {
@@ -1855,7 +1855,7 @@ class World {
     const qm = new QueueModel(this, q, { capacity, keepAlive });
     this.queues.push(qm);
     const t = this.host.now;
-    // Converted once with one reading of both clocks (js/clock.js): epoch minus the offset read.
+    // Converted once with one reading of both clocks (js/memory/clock.js): epoch minus the offset read.
     const low = Math.floor(this.host.wallOffset + t) - t;
     const restored = q.toArray();
     for (let i = 0; i < n; i++) {

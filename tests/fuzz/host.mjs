@@ -1,6 +1,6 @@
 // A fake host for the JS-face fuzzer: a monotonic clock the fuzzer moves (handed to queues
 // through their `clock` option), a wall clock (Date.now) that can step, and a timer host
-// that replaces globalThis.setTimeout/clearTimeout (js/timer.js looks them up at call time)
+// that replaces globalThis.setTimeout/clearTimeout (js/engine/timer.js looks them up at call time)
 // and fires each timer when the fuzzer says: on time, early, late, several in one burst,
 // or not at all; it can also refuse to arm (as workerd does at module scope).
 //

@@ -1,4 +1,4 @@
-// Fuzzing the snapshot decoder (DelayQueue.restore, js/snapshot.js) with arbitrary and
+// Fuzzing the snapshot decoder (DelayQueue.restore, js/memory/snapshot.js) with arbitrary and
 // mutated input: random JSON-like trees; valid snapshots with one to three mutations (fields
 // dropped or retyped, holes, values JSON cannot carry, cycles, deep nesting, class instances,
 // Proxies, revoked Proxies, getters that throw, getters and Proxy traps that answer

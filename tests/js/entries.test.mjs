@@ -4,12 +4,13 @@
 // wasm-bindgen glue (dist/tarry.js); only the runtime entries name the wasm itself, each the
 // way its runtime loads it (workerd the .wasm file, the others its bytes inline in
 // dist/tarry_inline.js); the Durable engine (js/durable/) loads neither the wasm nor the Redis
-// code; and every module an entry reaches is one package.json's `files` ships.
+// code; every module an entry reaches is one package.json's `files` ships; and the folders
+// keep their layers: which folder of js/ may import which (the import rule below).
 
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
-import { readFileSync } from "node:fs";
+import { readdirSync, readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 
 const root = new URL("../../", import.meta.url);
@@ -159,4 +160,86 @@ test("every module an entry reaches is in package.json's files", () => {
   assert.ok(reached.has("js/durable/store.js"), "the workerd entry reaches js/durable/");
   for (const file of reached)
     assert.ok(shipped(file), `${file} is reached from an entry, and not in package.json's files`);
+});
+
+// The layers of js/, by folder. `memory/` (with `wasm.js`) is bound to the wasm; `engine/` is
+// the plain JS every queue shares; each durable engine has its folder (and its entry file
+// beside it); the entries at the top may import anything.
+const LAYERS = {
+  wasm: ["dist"],
+  memory: ["memory", "wasm", "engine", "schedule"],
+  engine: ["engine"],
+  schedule: ["schedule", "engine"],
+  redis: ["redis", "engine", "schedule"],
+  postgres: ["postgres", "engine", "schedule"],
+  durable: ["durable", "engine", "schedule"],
+  dashboard: ["dashboard", "engine", "schedule"],
+};
+
+/** The layer of a file of the package (a path from the root), or "entry" for js/'s entries. */
+function layerOf(file) {
+  if (file.startsWith("dist/")) return "dist";
+  if (file === "js/wasm.js") return "wasm";
+  const m = /^js\/([\w-]+)(\/|\.js$)/.exec(file);
+  if (!m) return "outside";
+  if (m[2] === "/") return m[1];
+  return ["redis", "postgres", "dashboard"].includes(m[1]) ? m[1] : "entry";
+}
+
+/** Every .js file under js/, as a path from the root. */
+function jsFiles(dir = "js/") {
+  return readdirSync(new URL(dir, root), { withFileTypes: true }).flatMap((d) =>
+    d.isDirectory() ? jsFiles(`${dir}${d.name}/`) : d.name.endsWith(".js") ? [`${dir}${d.name}`] : [],
+  );
+}
+
+/** A module's imports as statements (a line that starts with import or export) and import() calls. */
+function statementsOf(url) {
+  const { src, dynamic } = importsOf(url);
+  return { specs: [...src.matchAll(/^\s*(?:import|export)\b[^;]*?from\s+"([^"]+)"/gm)].map((m) => m[1]), dynamic };
+}
+
+/** What a file may not import, by the rule of its layer: each offending import, said. */
+function forbiddenImports(file, { specs, dynamic }) {
+  const layer = layerOf(file);
+  if (layer === "entry") return [];
+  const allowed = LAYERS[layer];
+  const wrong = [];
+  for (const spec of [...specs, ...dynamic]) {
+    // The package's own root entry is the in-memory face, wasm and all.
+    const target = spec.startsWith(".")
+      ? layerOf(new URL(spec, new URL(file, root)).href.slice(root.href.length))
+      : spec === "tarry-queue"
+        ? "memory"
+        : null;
+    if (target === null) continue;
+    if (target === "dist" && layer === "wasm" && !spec.endsWith("/dist/tarry.js"))
+      wrong.push(`${file} imports ${spec}`);
+    else if (!allowed.includes(target)) wrong.push(`${file} (${layer}) imports ${spec} (${target})`);
+  }
+  return wrong;
+}
+
+test("the import rule: engines and the shared folder never reach the wasm, engines not one another", () => {
+  const files = jsFiles();
+  const layers = new Set(files.map(layerOf));
+  for (const layer of ["wasm", "memory", "engine", "redis", "postgres", "durable", "entry"])
+    assert.ok(layers.has(layer), `no file of js/ is in the ${layer} layer`);
+  const wrong = files.flatMap((file) => forbiddenImports(file, statementsOf(new URL(file, root))));
+  assert.deepEqual(wrong, []);
+});
+
+test("the import rule refuses what it must", () => {
+  const refused = (file, spec) => forbiddenImports(file, { specs: [spec], dynamic: [] }).length === 1;
+  assert.ok(refused("js/postgres/inspect.js", "../redis/inspect.js"), "postgres may not import js/redis/");
+  assert.ok(refused("js/redis/consumer.js", "../postgres/consumer.js"), "redis may not import js/postgres/");
+  assert.ok(refused("js/postgres.js", "./redis/options.js"), "the Postgres entry may not import js/redis/");
+  assert.ok(refused("js/durable/queue.js", "../memory/queue.js"), "durable may not import js/memory/");
+  assert.ok(refused("js/engine/json.js", "../wasm.js"), "engine may not import the wasm");
+  assert.ok(refused("js/engine/json.js", "../redis/keys.js"), "engine may not import an engine");
+  assert.ok(refused("js/redis.js", "tarry-queue"), "the Redis entry may not import the in-memory face");
+  assert.ok(refused("js/memory/slots.js", "../../dist/tarry.js"), "only js/wasm.js imports dist/");
+  assert.ok(refused("js/wasm.js", "../dist/tarry_inline.js"), "js/wasm.js imports only dist/tarry.js");
+  assert.ok(!refused("js/memory/queue.js", "../wasm.js"));
+  assert.ok(!refused("js/postgres/consumer.js", "../engine/alarms.js"));
 });

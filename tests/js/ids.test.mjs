@@ -1,4 +1,4 @@
-// Generated ids (js/ids.js): 22 base64url characters, each the encoding of 16 bytes of the
+// Generated ids (js/engine/ids.js): 22 base64url characters, each the encoding of 16 bytes of the
 // platform's random values, in order, none repeated.
 import { test } from "node:test";
 import assert from "node:assert/strict";
@@ -12,7 +12,7 @@ test("a generated id is the base64url encoding of the next 16 random bytes", asy
     return a;
   };
   try {
-    const { newId } = await import(`../../js/ids.js?fresh=${Date.now()}`);
+    const { newId } = await import(`../../js/engine/ids.js?fresh=${Date.now()}`);
     const ids = Array.from({ length: 600 }, () => newId()); // more than one pool
     assert.equal(drawn.length, 3);
     const bytes = Buffer.concat(drawn.map((d) => Buffer.from(d)));

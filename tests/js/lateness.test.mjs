@@ -1,16 +1,16 @@
-// The lateness histogram of the engines outside the wasm (js/lateness.js, behind
+// The lateness histogram of the engines outside the wasm (js/engine/lateness.js, behind
 // tarry-queue/redis's stats) against the core's (src/lateness.rs, behind `stats` in memory):
 // the same samples give the same p50, p99 and max, so both engines' figures mean the same.
 
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import "tarry-queue"; // loads the wasm
-import { Lateness } from "../../js/lateness.js";
+import { Lateness } from "../../js/engine/lateness.js";
 import { Deadlines } from "../../js/wasm.js";
 
 /**
  * The core's figures for these lateness samples, recorded by the binding's own takeDue, and
- * js/lateness.js's for the same samples (as the binding computes them: now - deadline).
+ * js/engine/lateness.js's for the same samples (as the binding computes them: now - deadline).
  */
 function figures(samples) {
   const d = new Deadlines(Number.POSITIVE_INFINITY);
@@ -38,7 +38,7 @@ function random(seed) {
   };
 }
 
-test("js/lateness.js gives the core's p50, p99 and max for the same samples", () => {
+test("js/engine/lateness.js gives the core's p50, p99 and max for the same samples", () => {
   const rnd = random(18);
   const sets = {
     none: [],
@@ -58,7 +58,7 @@ test("js/lateness.js gives the core's p50, p99 and max for the same samples", ()
   }
 });
 
-test("js/lateness.js counts a negative lateness as 0, as the core does", () => {
+test("js/engine/lateness.js counts a negative lateness as 0, as the core does", () => {
   const l = new Lateness();
   for (const ms of [-5, -0.1, Number.NaN]) l.record(ms);
   // Each in the first bucket, whose middle is above the max (0): the max.

@@ -1,4 +1,4 @@
-// Metrics through OpenTelemetry (js/metrics.js), read by the SDK's own reader from the
+// Metrics through OpenTelemetry (js/engine/metrics.js), read by the SDK's own reader from the
 // MeterProvider an application registers: DurableDelayQueue here, on the fake storage;
 // RedisDelayQueue's in tests/redis/inspect.test.mjs. And a run where @opentelemetry/api
 // cannot be loaded at all.

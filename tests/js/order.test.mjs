@@ -1,9 +1,9 @@
-// Order (js/order.js), the (deadline, seq) index DurableDelayQueue pages through, against a
+// Order (js/engine/order.js), the (deadline, seq) index DurableDelayQueue pages through, against a
 // sorted array: seeded random adds, removes (present and absent), heads and pages after
 // present and absent keys, with runs split and dropped (thousands of records, runs of 512).
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { Order } from "../../js/order.js";
+import { Order } from "../../js/engine/order.js";
 import { rng } from "../../bench/rng.mjs";
 
 const byKey = (a, b) => a.deadline - b.deadline || a.seq - b.seq;

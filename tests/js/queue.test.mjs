@@ -14,7 +14,7 @@ const now = () => performance.now();
 const LATE = 1500; // generous bound on lateness, in ms
 
 /**
- * Watches the host timers that tarry arms (setTimeout calls made from its js/timer.js),
+ * Watches the host timers that tarry arms (setTimeout calls made from its js/engine/timer.js),
  * counting those armed at once. `fire()` runs the pending ones by hand.
  */
 function watchTimers() {

@@ -1,8 +1,8 @@
-// A dead letter's reason (js/reason.js): the message and, separately, the stack, each bounded
+// A dead letter's reason (js/engine/reason.js): the message and, separately, the stack, each bounded
 // and redacted; and the Durable Object engine keeping both (tests/redis/reasons.test.mjs: Redis).
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { MAX_REASON, MAX_STACK, reasonOf } from "../../js/reason.js";
+import { MAX_REASON, MAX_STACK, reasonOf } from "../../js/engine/reason.js";
 import { DurableDelayQueue, FakeStorage, reopen } from "./durable-helpers.mjs";
 
 test("reasonOf: an Error's name and message as the reason, its stack apart; other values as text", () => {

@@ -1,8 +1,8 @@
-// The one redaction of credentials in URLs (js/redact.js), which every message the package
+// The one redaction of credentials in URLs (js/engine/redact.js), which every message the package
 // makes goes through.
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { redact, redactError } from "../../js/redact.js";
+import { redact, redactError } from "../../js/engine/redact.js";
 
 test("a URL's password is masked, its user name and host kept", () => {
   assert.equal(

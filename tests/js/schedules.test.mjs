@@ -9,7 +9,7 @@ import { cron } from "tarry-queue/cron";
 import { FakeHost } from "../fuzz/host.mjs";
 import { spawnSync } from "node:child_process";
 import { fileURLToPath } from "node:url";
-import { EARLIEST_INSTANT, LATEST_INSTANT } from "../../js/arguments.js";
+import { EARLIEST_INSTANT, LATEST_INSTANT } from "../../js/engine/arguments.js";
 import { EveryRule } from "../../js/schedule/rule.js";
 import { rng } from "../../bench/rng.mjs";
 

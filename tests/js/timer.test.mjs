@@ -1,4 +1,4 @@
-// The one host timer of a queue or scheduler (js/timer.js) when the host refuses it (workerd
+// The one host timer of a queue or scheduler (js/engine/timer.js) when the host refuses it (workerd
 // at module scope does) and when the head changes under a waiting take: the queue stays
 // consistent, and the timer is armed for the right head.
 import { test } from "node:test";
@@ -65,7 +65,7 @@ test("a refused timer leaves the takes already waiting with a timer, or rejects 
   q.close();
 });
 
-/** Replaces setTimeout/clearTimeout (js/timer.js looks them up at call time): timers never fire. */
+/** Replaces setTimeout/clearTimeout (js/engine/timer.js looks them up at call time): timers never fire. */
 function heldTimers() {
   const real = { setTimeout: globalThis.setTimeout, clearTimeout: globalThis.clearTimeout };
   const live = new Map();

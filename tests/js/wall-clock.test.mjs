@@ -1,4 +1,4 @@
-// Wall-clock deadlines (offerAt, js/clock.js) while the wall clock steps: converted with the
+// Wall-clock deadlines (offerAt, js/memory/clock.js) while the wall clock steps: converted with the
 // clocks as they are at the call, never early after a backward step, FIFO among equal
 // deadlines across a forward one.
 import { test } from "node:test";

@@ -8,7 +8,7 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import pg from "pg";
 import { PostgresDelayQueue } from "tarry-queue/postgres";
-import { EARLIEST_INSTANT, LATEST_INSTANT } from "../../js/arguments.js";
+import { EARLIEST_INSTANT, LATEST_INSTANT } from "../../js/engine/arguments.js";
 import { migrations } from "../../js/postgres/migrate.js";
 import { EveryRule } from "../../js/schedule/rule.js";
 import { fresh, privatePostgres } from "./fixture.mjs";

@@ -1,9 +1,9 @@
-// A Redis dead letter's reason (js/reason.js): the message as `reason`, the stack apart, both
+// A Redis dead letter's reason (js/engine/reason.js): the message as `reason`, the stack apart, both
 // bounded, whether a process() handler threw or nack() was given the error.
 import { after, before, test } from "node:test";
 import assert from "node:assert/strict";
 import { RedisDelayQueue } from "tarry-queue/redis";
-import { MAX_REASON } from "../../js/reason.js";
+import { MAX_REASON } from "../../js/engine/reason.js";
 import { startRedis } from "../../tools/redis-server.mjs";
 
 let server;

@@ -9,7 +9,7 @@ import { createServer } from "node:net";
 import { inspect } from "node:util";
 import { Redis } from "ioredis";
 import { RedisDelayQueue } from "tarry-queue/redis";
-import { startRedis } from "./redis-server.mjs";
+import { startRedis } from "../../tools/redis-server.mjs";
 
 const SECRET = "S3cretPassw0rd";
 

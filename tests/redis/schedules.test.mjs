@@ -16,7 +16,7 @@ import { LUA } from "../../js/redis/lua.js";
 import { KEY_NAMES } from "../../js/redis/keys.js";
 import { startRedis } from "../../tools/redis-server.mjs";
 import { luaDir, sourceOf } from "../../scripts/lua.mjs";
-import { EARLIEST_INSTANT, LATEST_INSTANT } from "../../js/arguments.js";
+import { EARLIEST_INSTANT, LATEST_INSTANT } from "../../js/engine/arguments.js";
 import { catchUp, EveryRule } from "../../js/schedule/rule.js";
 import { occurrenceId } from "../../js/schedule/spec.js";
 import { rng } from "../../bench/rng.mjs";

@@ -7,14 +7,14 @@ declare module "*.wasm" {
   export default module;
 }
 
-/** Deno's global, as js/deno.js and js/timer.js use it. */
+/** Deno's global, as js/deno.js and js/engine/timer.js use it. */
 declare var Deno: {
   readFileSync(path: URL): Uint8Array;
   refTimer(id: number): void;
   unrefTimer(id: number): void;
 };
 
-/** Node's MessagePort can be ref'd and unref'd (js/timer.js's keep-alive); the DOM's cannot. */
+/** Node's MessagePort can be ref'd and unref'd (js/engine/timer.js's keep-alive); the DOM's cannot. */
 interface MessagePort {
   ref?(): void;
   unref?(): void;

@@ -204,7 +204,7 @@ function readTypes(conditions, specifier) {
     const valueType = checker.getTypeOfSymbol(symbol);
     if (valueType.getConstructSignatures().length > 0) {
       // Members declared by the class (or interface) itself, as on the JS side: not Error's, nor
-      // the EventTarget's (QueueEvents: the JS inherits them from js/events.js); and those of the
+      // the EventTarget's (QueueEvents: the JS inherits them from js/engine/events.js); and those of the
       // engine contract (DurableEngine), which an engine's class implements itself.
       const own = (member) =>
         member.declarations?.some(

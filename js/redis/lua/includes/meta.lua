@@ -3,7 +3,7 @@
 --
 --   meta fields: paused ('1' while paused), delivered, acked, nacked, redelivered (leases that
 --   expired), dead, released (deliveries undone because no take received them), and l<i>: the
---   deliveries whose lateness fell in bucket i, with the buckets of js/lateness.js (64 of 1/64
+--   deliveries whose lateness fell in bucket i, with the buckets of js/engine/lateness.js (64 of 1/64
 --   ms below 1 ms, then 32 per power of two), and lmax, the largest lateness.
 --
 -- Events go to the capped stream only while the observed key exists, which the processes that
@@ -22,7 +22,7 @@ local function paused() -- luacheck: ignore 211
   return redis.call('HEXISTS', meta, 'paused') == 1
 end
 
--- The bucket of a lateness (ms >= 0), as js/lateness.js computes it.
+-- The bucket of a lateness (ms >= 0), as js/engine/lateness.js computes it.
 local function bucket(ms)
   if ms < 1 then return math.floor(ms * 64) end
   local m, e = math.frexp(ms) -- ms = m * 2^e, 0.5 <= m < 1

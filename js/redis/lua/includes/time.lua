@@ -11,7 +11,7 @@ local function clock() -- luacheck: ignore 211
 end
 
 -- When a delay starts: the client's stamp (an upper bound of the server time at the call,
--- learned from replies; js/redis/clock.js), kept within [now - tolerance, now]. An empty
+-- learned from replies; js/engine/clock.js), kept within [now - tolerance, now]. An empty
 -- stamp means "now".
 local function start(now, stamp, tolerance) -- luacheck: ignore 211
   local s = tonumber(stamp)

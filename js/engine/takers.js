@@ -1,14 +1,14 @@
 // The takes waiting in one process, served first come first served: a line of waiters
-// (js/waiters.js), and beside it the set of those with a timeout, so that finding the
+// (js/engine/waiters.js), and beside it the set of those with a timeout, so that finding the
 // earliest timeout costs O(takes with a timeout) and the others cost nothing. A take that
 // leaves (aborted, timed out) is out of both at once, so neither holds it.
 
-import { Waiters } from "../waiters.js";
+import { Waiters } from "./waiters.js";
 
 /**
  * A waiting take().
  * @typedef {object} Taker
- * @property {(job: import("./job.js").RedisJob | undefined) => void} resolve
+ * @property {(job: import("./job.js").Job | undefined) => void} resolve
  * @property {(reason: unknown) => void} reject
  * @property {number} until when its timeout passes (local ms), or Infinity
  * @property {AbortSignal | undefined} signal

@@ -5,10 +5,10 @@
 // and closing are written here once for both.
 
 import { Clock } from "./clock.js";
-import { ClosedError } from "./errors.js";
+import { ClosedError } from "../engine/errors.js";
 import { Slots } from "./slots.js";
-import { Timer } from "./timer.js";
-import { Deadlines, Refused } from "./wasm.js";
+import { Timer } from "../engine/timer.js";
+import { Deadlines, Refused } from "../wasm.js";
 
 /** What `stats` shows once closed. */
 const CLOSED_STATS = Object.freeze({

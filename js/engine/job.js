@@ -1,24 +1,25 @@
-// RedisJob: one delivery of an item, leased to this process. Its token names the delivery (no
-// two deliveries share one, even after Redis lost its data): ack(), nack() and extend() change
+// Job: one delivery of an item, leased to this process by a durable engine (Redis, Postgres;
+// Redis users know it as RedisJob). Its token names the delivery (no two deliveries share one,
+// even after the server lost its data): ack(), nack() and extend() change
 // the item only while this delivery holds the lease, so a delivery whose lease ran out (and
 // whose item went to another consumer) changes nothing and resolves false. They return
 // Promises that reject (never throw): with a TypeError or RangeError for bad arguments, with
 // ClosedError once the queue is closed.
 
-import { options } from "../arguments.js";
-import { reasonOf } from "../reason.js";
+import { options } from "./arguments.js";
+import { reasonOf } from "./reason.js";
 import { checkDelay } from "./options.js";
 
 /**
  * What a job asks of its queue, by the job and its token.
  * @typedef {object} JobOps
- * @property {(job: RedisJob, token: string) => Promise<boolean>} ack
- * @property {(job: RedisJob, token: string, delayMs: number, reason: string, stack: string | undefined) => Promise<boolean>} nack
- * @property {(job: RedisJob, token: string, ms: number | undefined) => Promise<boolean>} extend
+ * @property {(job: Job, token: string) => Promise<boolean>} ack
+ * @property {(job: Job, token: string, delayMs: number, reason: string, stack: string | undefined) => Promise<boolean>} nack
+ * @property {(job: Job, token: string, ms: number | undefined) => Promise<boolean>} extend
  */
 
 /** One delivery of an item: ack, nack or extend it while this delivery holds the lease. */
-export class RedisJob {
+export class Job {
   /** @type {JobOps} */
   #ops;
   /** @type {string} */
@@ -56,7 +57,7 @@ export class RedisJob {
   /**
    * Not done: the item comes back after `delayMs` (default 0), or goes to the dead letters
    * if this was its last attempt (`reason` is kept there: an Error's message, and its stack
-   * beside it, js/reason.js). Resolves false if the lease was lost.
+   * beside it, js/engine/reason.js). Resolves false if the lease was lost.
    * @param {{ delayMs?: number, reason?: unknown }} [opts]
    */
   async nack(opts) {
@@ -80,7 +81,7 @@ export class RedisJob {
 
   /**
    * The delivery a job is: its id and token, as the ack and extend scripts take them.
-   * @param {RedisJob} job
+   * @param {Job} job
    * @returns {[string, string]}
    */
   static delivery(job) {

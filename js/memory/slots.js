@@ -15,7 +15,7 @@
 // item to the binding by handle; the binding hands items out by slot (a small integer, so
 // no number is boxed on the way back), and passes both here as they are.
 
-import { Deadlines } from "./wasm.js";
+import { Deadlines } from "../wasm.js";
 
 /** Read from the binding on first use: the wasm is not instantiated when this module loads. */
 let mask = 0;

@@ -20,9 +20,9 @@
 // The queue's methods (DelayQueue#snapshot, DelayQueue.restore) live in queue.js and call
 // these with its internals.
 
-import { checkId, isRevoked } from "./arguments.js";
-import { isJson, jsonProblem, kind } from "./json.js";
-import { Deadlines } from "./wasm.js";
+import { checkId, isRevoked } from "../engine/arguments.js";
+import { isJson, jsonProblem, kind } from "../engine/json.js";
+import { Deadlines } from "../wasm.js";
 
 export const SNAPSHOT_VERSION = 1;
 

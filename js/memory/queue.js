@@ -26,13 +26,13 @@
 // While an `expired` listener is attached the timer also wakes for the earliest deadline not
 // yet seen expired, and each such wake-up walks the items due: O(d log d) for d due items.
 
-import { Emitter, POST } from "./events.js";
+import { Emitter, POST } from "../engine/events.js";
 import { Slots } from "./slots.js";
 import { Timeline } from "./timeline.js";
-import { Deadlines } from "./wasm.js";
-import { Waiters } from "./waiters.js";
+import { Deadlines } from "../wasm.js";
+import { Waiters } from "../engine/waiters.js";
 import { readSnapshot, writeSnapshot } from "./snapshot.js";
-import { ClosedError } from "./errors.js";
+import { ClosedError } from "../engine/errors.js";
 import {
   abortReason,
   checkBoolean,
@@ -52,7 +52,7 @@ import {
   isValue,
   options,
   thenable,
-} from "./arguments.js";
+} from "../engine/arguments.js";
 
 const dispose = Symbol.dispose ?? Symbol.for("Symbol.dispose");
 

@@ -8,19 +8,19 @@
 // A slot takes its next item as soon as its handler has returned: the ack (or nack) is on its
 // way meanwhile, not awaited by the slot. The connection sends calls in the order they were
 // made, so that ack reaches Redis before the take it was made before; the acks of one turn go
-// as one script (js/redis/batch.js). So the slots freed in one turn are all back by the next
+// as one script (js/engine/batch.js). So the slots freed in one turn are all back by the next
 // take script, which takes as many items as there are free slots (js/redis/consumer.js).
 
 import { setMaxListeners } from "node:events";
-import { ClosedError } from "../errors.js";
+import { ClosedError } from "./errors.js";
 
-/** @typedef {import("./job.js").RedisJob} RedisJob */
+/** @typedef {import("./job.js").Job} Job */
 
 /**
  * @typedef {object} WorkerParts
- * @property {(signal: AbortSignal) => Promise<RedisJob | undefined>} take the consumer's take
- * @property {{ hold(job: RedisJob): void, drop(job: RedisJob): void }} leases the leases kept while handlers run
- * @property {(value: any, job: RedisJob) => unknown} handler
+ * @property {(signal: AbortSignal) => Promise<Job | undefined>} take the consumer's take
+ * @property {{ hold(job: Job): void, drop(job: Job): void }} leases the leases kept while handlers run
+ * @property {(value: any, job: Job) => unknown} handler
  * @property {number} concurrency
  * @property {(attempt: number, error: unknown) => number} retry
  * @property {number} maxAttempts the queue's: the attempt after which no retry follows
@@ -43,7 +43,7 @@ export class Worker {
       while (!signal.aborted) {
         let job;
         try {
-          job = /** @type {RedisJob} */ (await take(signal));
+          job = /** @type {Job} */ (await take(signal));
         } catch (e) {
           if (signal.aborted || e instanceof ClosedError) return;
           onerror(e);
@@ -74,7 +74,7 @@ export class Worker {
  * Runs the handler on one job, its lease held meanwhile; then acks or nacks it. Resolves once
  * the handler has returned, with the ack or nack on its way (`settle`: wrapped, so that this
  * does not wait for it).
- * @param {RedisJob} job
+ * @param {Job} job
  * @param {WorkerParts["leases"]} leases
  * @param {WorkerParts["handler"]} handler
  * @param {WorkerParts["retry"]} retry

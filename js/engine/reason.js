@@ -1,7 +1,7 @@
 // A dead letter's reason, made once for every engine from what a handler threw (or what a
 // nack() was given): the message, kept short, and, separately, the stack, which the
 // dashboard shows only on demand. Both are bounded, so that one failing handler with a huge
-// message does not make every dead letter huge, and both are redacted (js/redact.js): a
+// message does not make every dead letter huge, and both are redacted (js/engine/redact.js): a
 // message that quotes a connection URL keeps no password in storage. Plain JS: the Redis and
 // the Durable Object engines call it where a failure becomes a nack or a dead letter.
 

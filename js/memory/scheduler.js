@@ -41,10 +41,10 @@
 // behind and its catchUp skips occurrences: one event, `due` the first one skipped).
 // Nobody listening costs one check per callback.
 
-import { Emitter, HEARD, POST } from "./events.js";
+import { Emitter, HEARD, POST } from "../engine/events.js";
 import { Timeline } from "./timeline.js";
-import { checkBoolean, checkClock, checkHandle, checkMs, describe, instantOf, options } from "./arguments.js";
-import { checkNextRuns, checkScheduleId, limitsOf, nextRunsOf, stopAtBefore } from "./schedule/spec.js";
+import { checkBoolean, checkClock, checkHandle, checkMs, describe, instantOf, options } from "../engine/arguments.js";
+import { checkNextRuns, checkScheduleId, limitsOf, nextRunsOf, stopAtBefore } from "../schedule/spec.js";
 import {
   catchUp,
   checkCatchUp,
@@ -54,7 +54,7 @@ import {
   firstOccurrence,
   knownOptions,
   startOf,
-} from "./schedule/rule.js";
+} from "../schedule/rule.js";
 
 /** How often, while a schedule is active, the offset between the wall and monotonic clocks is re-read. */
 const WALL_CHECK_MS = 1000;
@@ -580,7 +580,7 @@ export class Scheduler extends Emitter {
    */
   #checkClocks() {
     const tl = this.#tl;
-    const d = /** @type {import("./wasm.js").Deadlines} */ (tl.deadlines);
+    const d = /** @type {import("../wasm.js").Deadlines} */ (tl.deadlines);
     const low = tl.clock.offset().low;
     if (Math.abs(low - this.#offset) <= WALL_STEP_MS) return;
     this.#offset = low;

@@ -1,7 +1,7 @@
 // The one host timer of tarry-queue/redis in a process. Every consumer (js/redis/consumer.js),
 // every connection's call limits and slot-migration retries (js/redis/connection.js) and every
 // client hub's clock reading (js/redis/client.js) asks for an `Alarm`, which behaves as a
-// js/timer.js `Timer` of its own; all of them together arm ONE `Timer`, for the earliest
+// js/engine/timer.js `Timer` of its own; all of them together arm ONE `Timer`, for the earliest
 // alarm, so that ten thousand queues in a process cost one host timer, not ten thousand.
 //
 // The alarms wait in an indexed binary heap by deadline (each alarm knows its place):
@@ -16,7 +16,7 @@
 // ref'd and unref'd after it was made (browsers and workerd have no process to hold), nothing
 // changes.
 
-import { Timer } from "../timer.js";
+import { Timer } from "./timer.js";
 import { localNow } from "./clock.js";
 
 /** @type {Alarm[]} the armed alarms, a binary heap by (deadline, order armed) */
