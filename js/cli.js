@@ -1,16 +1,19 @@
 #!/usr/bin/env node
-// The `tarry-queue` command (package.json `bin`), for Redis queues:
+// The `tarry-queue` command (package.json `bin`), for Redis and Postgres queues:
 //
 //   tarry-queue inspect --redis URL --name NAME [--json]   what the queue holds, once
 //   tarry-queue dashboard --redis URL --name NAME [--port P] [--token T]   the web dashboard
+//   (--postgres URL [--schema S] instead of --redis: a PostgresDelayQueue)
 //
 // It opens the queues with RedisDelayQueue (ioredis must be installed beside tarry-queue), on
-// one Redis (--redis) or a Cluster (--cluster, an ioredis Cluster), and only reads them, but
-// for what the dashboard's changes do with a token. `inspect` first checks that the queue
-// was ever used (one of its keys exists), before any script of the queue runs. The dashboard
+// one Redis (--redis) or a Cluster (--cluster, an ioredis Cluster), or with
+// PostgresDelayQueue (pg beside it) on --postgres, and only reads them, but for what the
+// dashboard's changes do with a token. `inspect` first checks that the queue was ever used
+// (one of its keys exists; on Postgres, one of its rows), before any statement of the queue
+// runs. The dashboard
 // is tarry-queue/dashboard served by Node's http, on 127.0.0.1 unless --host says otherwise,
 // answering only the names it listens on. Every message it prints goes through redact(): a
-// Redis URL's password never reaches the terminal.
+// URL's password never reaches the terminal.
 
 import http from "node:http";
 import os from "node:os";
@@ -21,12 +24,17 @@ import { redact } from "./engine/redact.js";
 const USAGE = `Usage:
   tarry-queue inspect   (--redis URL | --cluster HOST:PORT,...) --name NAME [--prefix P] [--shards K]
                         [--limit N] [--json]
+  tarry-queue inspect   --postgres URL --name NAME [--schema S] [--limit N] [--json]
   tarry-queue dashboard (--redis URL | --cluster HOST:PORT,...) --name NAME [--name NAME2 ...]
                         [--prefix P] [--shards K] [--port P] [--host H] [--allowed-host NAME ...]
                         [--token T] [--values]
+  tarry-queue dashboard --postgres URL --name NAME [--name NAME2 ...] [--schema S] [--port P]
+                        [--host H] [--allowed-host NAME ...] [--token T] [--values]
 
   --redis   the Redis URL (default: $REDIS_URL, else redis://127.0.0.1:6379)
   --cluster a Redis Cluster: some of its nodes, host:port,host:port (an ioredis Cluster)
+  --postgres a Postgres queue's database: a postgres:// URL (a PostgresDelayQueue)
+  --schema  Postgres: the schema of the queues' tables (default "tarry")
   --name    the queue's name (dashboard: one --name per queue)
   --prefix  the queues' key prefix (default "tarry:")
   --shards  the number of shards the queues were created with (default 1)
@@ -44,6 +52,8 @@ const USAGE = `Usage:
 const OPTIONS = /** @type {const} */ ({
   redis: { type: "string" },
   cluster: { type: "string" },
+  postgres: { type: "string" },
+  schema: { type: "string" },
   "allowed-host": { type: "string", multiple: true },
   name: { type: "string", multiple: true },
   prefix: { type: "string" },
@@ -67,7 +77,7 @@ async function main(argv) {
     throw new Usage(e.message);
   }
   const o =
-    /** @type {{ redis?: string, cluster?: string, "allowed-host"?: string[], name?: string[], prefix?: string, shards?: string, limit?: string, json?: boolean, port?: string, host?: string, token?: string, values?: boolean, help?: boolean }} */ (
+    /** @type {{ redis?: string, cluster?: string, postgres?: string, schema?: string, "allowed-host"?: string[], name?: string[], prefix?: string, shards?: string, limit?: string, json?: boolean, port?: string, host?: string, token?: string, values?: boolean, help?: boolean }} */ (
       parsed.values
     );
   const positionals = parsed.positionals;
@@ -86,6 +96,8 @@ async function main(argv) {
     if (o[k] !== undefined) throw new Usage(`--${k} is not an option of ${command}`);
   }
   if (o.redis !== undefined && o.cluster !== undefined) throw new Usage("give --redis or --cluster, not both");
+  if (o.postgres !== undefined) return postgres(command, o, names);
+  if (o.schema !== undefined) throw new Usage("--schema is an option of a Postgres queue (--postgres)");
   const seeds = o.cluster === undefined ? null : seedsOf(o.cluster);
   const shards = numberOf(o.shards ?? "1", "--shards", 1, 64);
   const limit = command === "inspect" ? numberOf(o.limit ?? "10", "--limit", 1, 1000) : 0;
@@ -150,6 +162,14 @@ async function main(argv) {
       probe.disconnect();
     }
   }
+  return serve(o, names, queues, loud, () => cluster?.disconnect());
+}
+
+/**
+ * Serves the dashboard for `queues` (any engine's: it works over the engine contract) until
+ * SIGINT or SIGTERM, then closes them and calls `disconnect`.
+ */
+async function serve(o, names, queues, loud, disconnect) {
   const port = numberOf(o.port ?? "8080", "--port", 0, 65535);
   const host = o.host ?? "127.0.0.1";
   if (o.token !== undefined && o.token.length < 8) throw new Usage("--token must be at least 8 characters");
@@ -181,7 +201,7 @@ async function main(argv) {
   const stop = async () => {
     server.close();
     await Promise.all(queues.map((q) => q.close()));
-    cluster?.disconnect();
+    disconnect();
     process.exit(0);
   };
   process.once("SIGINT", stop);
@@ -189,8 +209,92 @@ async function main(argv) {
   return undefined; // serving until stopped
 }
 
-/** How long the existence check waits for Redis before it gives up, as the queue's calls do. */
+/**
+ * `inspect` or `dashboard` on Postgres queues (--postgres URL, --schema S): PostgresDelayQueue
+ * on one pool for the URL. `inspect` first checks, on a connection of its own, that the
+ * schema was migrated and that the queue has a row there (an item, a schedule or its paused
+ * state), before any statement of the queue runs, so that it creates nothing.
+ */
+async function postgres(command, o, names) {
+  for (const k of ["redis", "cluster", "prefix", "shards"]) {
+    if (o[k] !== undefined) throw new Usage(`--${k} is not an option of a Postgres queue (--postgres)`);
+  }
+  const limit = command === "inspect" ? numberOf(o.limit ?? "10", "--limit", 1, 1000) : 0;
+  const { PostgresDelayQueue } = await import("./postgres.js");
+  const { statementsOf } = await import("./postgres/statements.js");
+  const url = o.postgres;
+  const schema = o.schema ?? "tarry";
+  const where = redact(url);
+  const quiet = () => {};
+  const loud = (e) => process.stderr.write(`tarry-queue: ${redact(String(e?.message ?? e))}\n`);
+  const open = (/** @type {string} */ name) => {
+    try {
+      return new PostgresDelayQueue({
+        pg: url,
+        name,
+        schema,
+        commandTimeout: TIMEOUT_MS,
+        onerror: command === "inspect" ? quiet : loud,
+      });
+    } catch (e) {
+      // A URL that is not postgres://, a schema or name out of range: the queue's own check.
+      throw new Usage(`--postgres, --schema or --name: ${e.message}`);
+    }
+  };
+  const queues = names.map(open);
+  if (command === "dashboard") return serve(o, names, queues, loud, () => {});
+  const st = statementsOf(schema);
+  try {
+    const pg = await import(PG).catch((e) => {
+      throw new Error('tarry-queue inspect --postgres needs the package "pg" (npm install pg)', { cause: e });
+    });
+    const probe = new (pg.default ?? pg).Client({
+      connectionString: url,
+      connectionTimeoutMillis: TIMEOUT_MS,
+      query_timeout: TIMEOUT_MS,
+    });
+    probe.on("error", () => {});
+    const ask = async (text, values) => (await within(probe.query(text, values), where)).rows[0];
+    try {
+      await within(probe.connect(), where).catch((e) => {
+        throw new Error(`no connection to ${where}: ${e.message}`);
+      });
+      const named = `${JSON.stringify(names[0])} (schema ${JSON.stringify(schema)})`;
+      if (!(await ask(st.migrated)).migrated) {
+        process.stderr.write(
+          `tarry-queue: no queue named ${named} was ever used on ${where}: the schema has no tarry-queue tables (migrate() never ran there)\n`,
+        );
+        return 1;
+      }
+      if (!(await ask(st.used, [names[0]])).used) {
+        const { rows } = await within(probe.query(st.queueNames, [QUEUE_NAMES]), where);
+        const known = rows.slice(0, QUEUE_NAMES).map((r) => r.name);
+        const more = rows.length > QUEUE_NAMES ? ", ..." : "";
+        process.stderr.write(
+          `tarry-queue: no queue named ${named} was ever used on ${where}: it has no row there\n` +
+            (known.length === 0
+              ? "  no queue of that schema is there\n"
+              : `  the queues there: ${known.join(", ")}${more}\n`),
+        );
+        return 1;
+      }
+    } finally {
+      await probe.end().catch(() => {});
+    }
+    const report = await inspect(queues[0], limit);
+    process.stdout.write(o.json ? `${JSON.stringify(report, null, 2)}\n` : text(report, where));
+    return 0;
+  } finally {
+    await queues[0].close();
+  }
+}
+
+/** How long the existence check waits for Redis or Postgres before it gives up, as the queue's calls do. */
 const TIMEOUT_MS = 5000;
+/** `pg`, an optional peer dependency, in a variable: the types check this file without its types. */
+const PG = "pg";
+/** Queue names `inspect` lists at most when the one asked for was never used on Postgres. */
+const QUEUE_NAMES = 100;
 /** Keys SCAN reads at most, per node, to list the queue names there. */
 const SCAN_KEYS = 10_000;
 
@@ -292,7 +396,7 @@ async function inspect(queue, limit) {
     paused: stats.paused,
     counts: { pending: stats.pending, inFlight: stats.inFlight, dead: stats.dead },
     headDelay: stats.headDelay ?? null,
-    all: stats.all,
+    all: stats.all ?? null,
     next: pending.items.map(strip),
     inFlight: inFlight.items.map(strip),
     deadLetters: letters.map(strip),
@@ -308,7 +412,12 @@ function text(r, where) {
   const lines = [
     `queue ${r.name} on ${where}: ${r.paused ? "paused" : "running"}`,
     `  pending ${r.counts.pending}, in flight ${r.counts.inFlight}, dead ${r.counts.dead}; head ${r.headDelay === null ? "none" : r.headDelay >= 0 ? `due in ${duration(r.headDelay)}` : `overdue by ${duration(-r.headDelay)}`}`,
-    `  every process: delivered ${a.delivered}, acked ${a.acked}, nacked ${a.nacked}, redelivered ${a.redelivered}, dead ${a.dead}; lateness p50 ${duration(a.latenessP50)}, p99 ${duration(a.latenessP99)}, max ${duration(a.latenessMax)}`,
+    // Every process's figures, where the engine keeps them (Postgres keeps each process's own).
+    ...(!a
+      ? []
+      : [
+          `  every process: delivered ${a.delivered}, acked ${a.acked}, nacked ${a.nacked}, redelivered ${a.redelivered}, dead ${a.dead}; lateness p50 ${duration(a.latenessP50)}, p99 ${duration(a.latenessP99)}, max ${duration(a.latenessMax)}`,
+        ]),
     "",
     `next deadlines (${r.next.length} of ${r.counts.pending}):`,
     ...r.next.map(

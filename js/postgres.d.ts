@@ -111,7 +111,13 @@ export interface DeadLetter<T extends Jsonable<T> = Json> extends DurableEngineD
   raw?: string;
 }
 
-/** The engine contract's figures (tarry.d.ts; lateness: server time at transfer minus deadline), and Postgres's own. */
+/**
+ * The engine contract's figures (tarry.d.ts; lateness: server time at transfer minus
+ * deadline), and Postgres's own. The counts by state, `headDelay` and `paused` are read from
+ * Postgres (the same for every process); the timer and delivery figures are this process's
+ * own. There is no `all` (every process's figures, as on Redis): each process counts its
+ * deliveries in memory, so that consumers never write to one shared row.
+ */
 export interface PostgresQueueStats extends DurableEngineStats {
   /** This process: waiting take() calls. */
   takers: number;

@@ -18,36 +18,35 @@
 // - At least once: a delivered item is leased to its consumer until ack(); an expired lease
 //   puts it back (or, after maxAttempts, into the dead letters). Each delivery has a token.
 //
-// This file is the public class: arguments checked (./engine/arguments.js, ./engine/options.js and
-// ./postgres/options.js, the same checks and messages as the Redis engine) before anything is
-// sent. `pg` (an optional peer dependency) is loaded only for a URL. Never loads the wasm.
+// This file is the public class, over its roles in ./postgres/: the producer (producer.js),
+// the consumer (consumer.js, outcomes.js, listener.js), inspection and control (inspect.js),
+// schedules (schedules.js), and the SQL (statements.js, migrate.js and sql/). Arguments are
+// checked (./engine/arguments.js, ./engine/options.js and ./postgres/options.js, the same
+// checks and messages as the Redis engine) before anything is sent. `pg` (an optional peer
+// dependency) is loaded only for a URL. Never loads the wasm.
 
-import { checkId, checkSignal, checkTimeout, options } from "./engine/arguments.js";
+import { checkSignal, checkTimeout, options } from "./engine/arguments.js";
 import { ClosedError, takeUntilClosed } from "./engine/errors.js";
 import { EMIT, Emitter, HEARD } from "./engine/events.js";
 import { Meters } from "./engine/metrics.js";
 import { Connection } from "./postgres/connection.js";
 import { Consumer } from "./postgres/consumer.js";
-import { infoOf, pageCall } from "./postgres/inspect.js";
+import { Inspection } from "./postgres/inspect.js";
 import { Listener } from "./postgres/listener.js";
 import { migrate } from "./postgres/migrate.js";
 import { queueOptions } from "./postgres/options.js";
-import { checkMany, checkOne, clientOf, inTransaction, OFFER_BATCH, offerValues } from "./postgres/producer.js";
 import { Outcomes } from "./postgres/outcomes.js";
+import { Producer } from "./postgres/producer.js";
 import { PostgresSchedules } from "./postgres/schedules.js";
-import { idBytes, statementsOf } from "./postgres/statements.js";
+import { statementsOf } from "./postgres/statements.js";
 import { checkNextRuns, checkScheduleId } from "./schedule/spec.js";
-import { Batcher } from "./engine/batch.js";
 import { localNow } from "./engine/clock.js";
-import { checkDelay, processOptions } from "./engine/options.js";
+import { processOptions } from "./engine/options.js";
 import { Job } from "./engine/job.js";
 import { Worker } from "./engine/worker.js";
 
 export { ClosedError } from "./engine/errors.js";
 export { PostgresError } from "./postgres/connection.js";
-
-/** Dead letters one purge statement removes at most. */
-const PURGE_BATCH = 1000;
 
 /** A Postgres-backed delay queue shared by every process that opens the same `name` in the same schema. */
 export class PostgresDelayQueue extends Emitter {
@@ -57,10 +56,10 @@ export class PostgresDelayQueue extends Emitter {
   #consumer;
   #schedules;
   #meters;
+  #producer;
+  #inspection;
   /** @type {Promise<void> | null} */
   #closing = null;
-  /** The offer() and offerAt() calls of one turn (without a client), gathered into as few statements as possible. @type {Batcher<import("./postgres/producer.js").Offer & { at: number }, import("./postgres/producer.js").Offer & { at: number }>} */
-  #offers;
   /** Set once the workers' last acks are in: then job calls reject too. */
   #ended = false;
   /** @type {Set<Worker>} */
@@ -105,12 +104,19 @@ export class PostgresDelayQueue extends Emitter {
       ops: outcomes.ops,
       value: (text) => JSON.parse(text),
     });
-    this.#meters = new Meters("postgres", o.name, () => this.#counts());
-    this.#offers = new Batcher(OFFER_BATCH, async (items) => {
-      // The latest call's time for all: an earlier call's item comes out a little late, none early.
-      await this.#send("offer()", items, Math.max(...items.map((it) => it.at)), undefined);
-      return items;
+    const open = () => this.#open();
+    /** @type {(what: string, text: string, values: any, client?: any) => Promise<any[]>} */
+    const query = (what, text, values, client) => this.#query(what, text, values, client);
+    this.#producer = new Producer({
+      query,
+      st: this.#st,
+      name: o.name,
+      pool: () => conn.pool,
+      sawHead: (deadline) => this.#consumer.sawHead(deadline),
+      open,
     });
+    this.#inspection = new Inspection({ query, st: this.#st, name: o.name, consumer: this.#consumer, open });
+    this.#meters = new Meters("postgres", o.name, () => this.#inspection.counts());
   }
 
   /** The queue's name. */
@@ -173,13 +179,8 @@ export class PostgresDelayQueue extends Emitter {
    * @param {unknown} value @param {number} delayMs
    * @param {{ id?: string, ifExists?: "replace" | "keep" | "extend", client?: any }} [opts]
    */
-  async offer(value, delayMs, opts) {
-    const at = localNow();
-    const [item, client] = checkOne("offer()", value, delayMs, opts);
-    this.#open();
-    if (client === undefined) await this.#offers.add([{ ...item, at }]);
-    else await this.#send("offer()", [item], at, client);
-    return item.id;
+  offer(value, delayMs, opts) {
+    return this.#producer.offer("offer()", value, delayMs, opts, localNow());
   }
 
   /**
@@ -187,13 +188,8 @@ export class PostgresDelayQueue extends Emitter {
    * @param {unknown} value @param {number | Date} deadline
    * @param {{ id?: string, ifExists?: "replace" | "keep" | "extend", client?: any }} [opts]
    */
-  async offerAt(value, deadline, opts) {
-    const at = localNow();
-    const [item, client] = checkOne("offerAt()", value, deadline, opts);
-    this.#open();
-    if (client === undefined) await this.#offers.add([{ ...item, at }]);
-    else await this.#send("offerAt()", [item], at, client);
-    return item.id;
+  offerAt(value, deadline, opts) {
+    return this.#producer.offer("offerAt()", value, deadline, opts, localNow());
   }
 
   /**
@@ -202,93 +198,39 @@ export class PostgresDelayQueue extends Emitter {
    * @param {any[]} items @param {{ client?: any }} [opts]
    * @returns {Promise<string[]>}
    */
-  async offerMany(items, opts) {
-    const at = localNow();
-    const client = clientOf(opts, "offerMany()");
-    const checked = checkMany(items);
-    this.#open();
-    const send = async (/** @type {any} */ c) => {
-      for (let i = 0; i < checked.length; i += OFFER_BATCH)
-        await this.#send("offerMany()", checked.slice(i, i + OFFER_BATCH), at, c);
-    };
-    // More than one statement: one transaction for all of them.
-    if (client === undefined && checked.length > OFFER_BATCH) await inTransaction(await this.#conn.pool, send);
-    else if (checked.length > 0) await send(client);
-    return checked.map((it) => it.id);
-  }
-
-  /** @param {string} what @param {import("./postgres/producer.js").Offer[]} items @param {number} at the call's local time @param {any} client */
-  async #send(what, items, at, client) {
-    const [{ head }] = await this.#query(what, this.#st.offer, offerValues(this.#o.name, items, at), client);
-    // Committed already without a client: this process's consumer hears of the head at once.
-    if (client === undefined && head !== null) this.#consumer.sawHead(head);
+  offerMany(items, opts) {
+    return this.#producer.offerMany(items, opts, localNow());
   }
 
   /**
    * Removes a pending item: true if it was pending.
    * @param {string} id @param {{ client?: any }} [opts]
    */
-  async cancel(id, opts) {
-    checkId(id, "id");
-    const client = clientOf(opts, "cancel()");
-    this.#open();
-    return (await this.#query("cancel()", this.#st.cancel, [this.#o.name, idBytes(id)], client)).length > 0;
+  cancel(id, opts) {
+    return this.#producer.cancel(id, opts);
   }
 
   /**
    * A new delay for a pending item, counted from this call: true if it was pending.
    * @param {string} id @param {number} delayMs @param {{ client?: any }} [opts]
    */
-  async reschedule(id, delayMs, opts) {
-    const at = localNow();
-    checkId(id, "id");
-    const ms = checkDelay(delayMs, "delayMs");
-    const client = clientOf(opts, "reschedule()");
-    this.#open();
-    const values = () => [this.#o.name, idBytes(id), ms, Math.max(0, localNow() - at)];
-    const [{ found, head }] = await this.#query("reschedule()", this.#st.reschedule, values, client);
-    if (client === undefined && head !== null) this.#consumer.sawHead(head);
-    return found;
+  reschedule(id, delayMs, opts) {
+    return this.#producer.reschedule(id, delayMs, opts, localNow());
   }
 
   /** Ms until a pending item's deadline by the server's clock, or undefined. @param {string} id */
-  async delayOf(id) {
-    checkId(id, "id");
-    this.#open();
-    const rows = await this.#query("delayOf()", this.#st.delayOf, [this.#o.name, idBytes(id)]);
-    return rows.length ? rows[0].delay : undefined;
+  delayOf(id) {
+    return this.#inspection.delayOf(id);
   }
 
   /** The number of pending items. */
-  async size() {
-    this.#open();
-    return (await this.#counts("size()")).pending;
-  }
-
-  async #counts(what = "stats()") {
-    const [r] = await this.#query(what, this.#st.counts, [this.#o.name]);
-    return r;
+  size() {
+    return this.#inspection.size();
   }
 
   /** Counts by state from Postgres, and this process's timer and delivery figures. */
-  async stats() {
-    this.#open();
-    const r = await this.#counts();
-    const c = this.#consumer;
-    return {
-      pending: r.pending,
-      inFlight: r.inFlight,
-      dead: r.dead,
-      headDelay: r.headDelay ?? undefined,
-      takers: c.takers,
-      timersArmed: c.armed,
-      timerArms: c.arms,
-      ...c.figures,
-      latenessP50: c.lateness.quantile(0.5),
-      latenessP99: c.lateness.quantile(0.99),
-      latenessMax: c.lateness.max,
-      paused: r.paused,
-    };
+  stats() {
+    return this.#inspection.stats();
   }
 
   // --- schedules ------------------------------------------------------------------------
@@ -396,81 +338,53 @@ export class PostgresDelayQueue extends Emitter {
   // --- inspection and control -----------------------------------------------------------
 
   /** What the queue holds under `id`, or undefined. @param {string} id */
-  async get(id) {
-    checkId(id, "id");
-    this.#open();
-    const rows = await this.#query("get()", this.#st.get, [this.#o.name, idBytes(id)]);
-    return rows.length ? infoOf(rows[0]) : undefined;
+  get(id) {
+    return this.#inspection.get(id);
   }
 
   /** A page of pending items in deadline order (FIFO among ties). @param {{ limit?: number, after?: string }} [opts] */
   pending(opts) {
-    return this.#page("pending", opts, this.#st.pending);
+    return this.#inspection.page("pending", opts);
   }
 
   /** A page of the items in flight, by lease expiry. @param {{ limit?: number, after?: string }} [opts] */
   inFlight(opts) {
-    return this.#page("inFlight", opts, this.#st.inFlight);
+    return this.#inspection.page("inFlight", opts);
   }
 
   /** A page of the dead letters in order of death. @param {{ limit?: number, after?: string }} [opts] */
   deadLetters(opts) {
-    return this.#page("deadLetters", opts, this.#st.dead);
-  }
-
-  /** @param {"pending" | "inFlight" | "deadLetters"} kind @param {unknown} opts @param {string} statement */
-  async #page(kind, opts, statement) {
-    const { values, page } = pageCall(kind, opts);
-    this.#open();
-    return page(await this.#query(`${kind}()`, statement, [this.#o.name, ...values]));
+    return this.#inspection.page("deadLetters", opts);
   }
 
   /** Stops deliveries for every process: true if it was running. */
-  async pause() {
-    this.#open();
-    return (await this.#query("pause()", this.#st.pause, [this.#o.name]))[0].changed > 0;
+  pause() {
+    return this.#inspection.toggle("pause");
   }
 
   /** Lets deliveries run again, for every process: true if it was paused. */
-  async resume() {
-    this.#open();
-    return (await this.#query("resume()", this.#st.resume, [this.#o.name]))[0].changed > 0;
+  resume() {
+    return this.#inspection.toggle("resume");
   }
 
   /** A dead letter back into the queue, due now, attempts reset: true if it was dead. @param {string} id */
-  async retryDead(id) {
-    checkId(id, "id");
-    this.#open();
-    const rows = await this.#query("retryDead()", this.#st.retryDead, [this.#o.name, idBytes(id)]);
-    if (rows.length) this.#consumer.sawHead(rows[0].deadline);
-    return rows.length > 0;
+  retryDead(id) {
+    return this.#inspection.retryDead(id);
   }
 
   /** Removes a dead letter: true if it was dead. @param {string} id */
-  async deleteDead(id) {
-    checkId(id, "id");
-    this.#open();
-    return (await this.#query("deleteDead()", this.#st.deleteDead, [this.#o.name, idBytes(id)])).length > 0;
+  deleteDead(id) {
+    return this.#inspection.deleteDead(id);
   }
 
   /** Removes the dead letters at least `olderThan` ms old (default 0: all); resolves to how many. @param {{ olderThan?: number }} [opts] */
-  async purgeDead(opts) {
-    const { olderThan = 0 } = options(opts, "options", ["olderThan"], "purgeDead()");
-    checkDelay(olderThan, "options.olderThan");
-    if (olderThan < 0) throw new RangeError(`options.olderThan must be >= 0, got ${olderThan}`);
-    this.#open();
-    let total = 0;
-    for (;;) {
-      const [{ n }] = await this.#query("purgeDead()", this.#st.purgeDead, [this.#o.name, olderThan, PURGE_BATCH]);
-      total += n;
-      if (n < PURGE_BATCH) return total;
-    }
+  purgeDead(opts) {
+    return this.#inspection.purgeDead(opts);
   }
 
   /** Removes every item (pending, in flight and dead) and every schedule. */
-  async clear() {
-    this.#open();
-    await this.#query("clear()", this.#st.clear, [this.#o.name]);
+  clear() {
+    return this.#inspection.clear();
   }
 
   /** Rejects waiting takes, lets process() handlers finish, gives back the connections it opened. */

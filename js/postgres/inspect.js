@@ -1,15 +1,22 @@
-// What PostgresDelayQueue's inspection calls read back: items as get() and the pages show them
-// (`ItemInfo` of the engine contract), from the rows of ./statements.js, and the page cursors,
-// which every durable engine shares (../engine/cursors.js checks them),
-// so that a cursor means the same on both: pending by (deadline, seq as 16 hex digits),
-// in flight by (lease expiry, id), dead letters by (time of death, id).
+// PostgresDelayQueue's inspection and control calls: get, delayOf, size, stats, the pages,
+// pause and resume, and the dead letters' retry, delete and purge, and clear. Items read back
+// as get() and the pages show them (`ItemInfo` of the engine contract), from the rows of
+// ./statements.js; the page cursors are those every durable engine shares
+// (../engine/cursors.js checks them), so that a cursor means the same on each: pending by
+// (deadline, seq as 16 hex digits), in flight by (lease expiry, id), dead letters by (time of
+// death, id).
 
-import { describe, options } from "../engine/arguments.js";
+import { checkId, describe, options } from "../engine/arguments.js";
 import { checkCursor, checkLimit, cursorOf, inFlightCursor, pageOptions, pendingCursor } from "../engine/cursors.js";
+import { checkDelay } from "../engine/options.js";
 import { idOf } from "./consumer.js";
+import { idBytes } from "./statements.js";
 
 /** A page's default length. */
 const PAGE = 100;
+
+/** Dead letters one purge statement removes at most. */
+const PURGE_BATCH = 1000;
 
 const STATES = { p: "pending", l: "inFlight", d: "dead" };
 
@@ -78,4 +85,121 @@ export function pageCall(kind, opts) {
     values: [a ? Number(a.expiry) : null, a ? a.id : null, limit + 1],
     page: (rows) => page(rows, limit, (r) => inFlightCursor({ expiry: String(r.expiry), id: r.id.toString("hex") })),
   };
+}
+
+/** @typedef {"pending" | "inFlight" | "deadLetters"} PageKind */
+
+export class Inspection {
+  #q;
+
+  /**
+   * @param {{ query: (what: string, text: string, values: unknown[]) => Promise<any[]>,
+   *   st: import("./statements.js").Statements, name: string,
+   *   consumer: import("./consumer.js").Consumer, open: () => void }} q
+   */
+  constructor(q) {
+    this.#q = q;
+  }
+
+  /** One statement of the queue's, by id: its rows. @param {string} what @param {string} text @param {unknown} id */
+  #byId(what, text, id) {
+    checkId(id, "id");
+    const q = this.#q;
+    q.open();
+    return q.query(what, text, [q.name, idBytes(/** @type {string} */ (id))]);
+  }
+
+  /** @param {unknown} id */
+  async get(id) {
+    const rows = await this.#byId("get()", this.#q.st.get, id);
+    return rows.length ? infoOf(rows[0]) : undefined;
+  }
+
+  /** @param {unknown} id */
+  async delayOf(id) {
+    const rows = await this.#byId("delayOf()", this.#q.st.delayOf, id);
+    return rows.length ? rows[0].delay : undefined;
+  }
+
+  /** The counts by state, the head's delay and paused. */
+  async counts(what = "stats()") {
+    const q = this.#q;
+    const [r] = await q.query(what, q.st.counts, [q.name]);
+    return r;
+  }
+
+  async size() {
+    this.#q.open();
+    return (await this.counts("size()")).pending;
+  }
+
+  /** Counts by state from Postgres, and this process's timer and delivery figures. */
+  async stats() {
+    this.#q.open();
+    const r = await this.counts();
+    const c = this.#q.consumer;
+    return {
+      pending: r.pending,
+      inFlight: r.inFlight,
+      dead: r.dead,
+      headDelay: r.headDelay ?? undefined,
+      takers: c.takers,
+      timersArmed: c.armed,
+      timerArms: c.arms,
+      ...c.figures,
+      latenessP50: c.lateness.quantile(0.5),
+      latenessP99: c.lateness.quantile(0.99),
+      latenessMax: c.lateness.max,
+      paused: r.paused,
+    };
+  }
+
+  /** @param {PageKind} kind @param {unknown} opts */
+  async page(kind, opts) {
+    const { values, page } = pageCall(kind, opts);
+    const q = this.#q;
+    q.open();
+    const text = { pending: q.st.pending, inFlight: q.st.inFlight, deadLetters: q.st.dead }[kind];
+    return page(await q.query(`${kind}()`, text, [q.name, ...values]));
+  }
+
+  /** pause() or resume(): true if it changed. @param {"pause" | "resume"} what */
+  async toggle(what) {
+    const q = this.#q;
+    q.open();
+    return (await q.query(`${what}()`, q.st[what], [q.name]))[0].changed > 0;
+  }
+
+  /** @param {unknown} id */
+  async retryDead(id) {
+    const rows = await this.#byId("retryDead()", this.#q.st.retryDead, id);
+    if (rows.length) this.#q.consumer.sawHead(rows[0].deadline);
+    return rows.length > 0;
+  }
+
+  /** @param {unknown} id */
+  async deleteDead(id) {
+    return (await this.#byId("deleteDead()", this.#q.st.deleteDead, id)).length > 0;
+  }
+
+  /** @param {unknown} opts */
+  async purgeDead(opts) {
+    const { olderThan = 0 } = options(opts, "options", ["olderThan"], "purgeDead()");
+    checkDelay(olderThan, "options.olderThan");
+    if (olderThan < 0) throw new RangeError(`options.olderThan must be >= 0, got ${olderThan}`);
+    const q = this.#q;
+    q.open();
+    let total = 0;
+    for (;;) {
+      const [{ n }] = await q.query("purgeDead()", q.st.purgeDead, [q.name, olderThan, PURGE_BATCH]);
+      total += n;
+      if (n < PURGE_BATCH) return total;
+    }
+  }
+
+  async clear() {
+    const q = this.#q;
+    q.open();
+    await q.query("clear()", q.st.clear, [q.name]);
+  }
 }

@@ -69,6 +69,19 @@ export function statementsOf(schema) {
       SELECT (SELECT count(*) FROM x)::int AS n`,
     scheduleList: `SELECT * FROM ${s}.schedules WHERE queue = $1 ORDER BY id`,
     advance: `SELECT ${s}.advance($1, $2, $3, $4, $5, $6) AS taken`,
+    // The command line's look before it opens a queue (js/cli.js): the schema migrated, the
+    // queue ever used, and the names of the queues there ($1 at most; a skip scan of the
+    // items' primary key, one index probe per name, never a scan of the items).
+    migrated: `SELECT to_regclass('${s}.schedules') IS NOT NULL AS migrated`,
+    used: `SELECT EXISTS (SELECT 1 FROM ${s}.items WHERE queue = $1) OR EXISTS (SELECT 1 FROM ${s}.schedules
+        WHERE queue = $1) OR EXISTS (SELECT 1 FROM ${s}.queues WHERE queue = $1) AS used`,
+    queueNames: `WITH RECURSIVE q(name, n) AS (
+        (SELECT queue, 1 FROM ${s}.items ORDER BY queue LIMIT 1)
+        UNION ALL SELECT (SELECT i.queue FROM ${s}.items i WHERE i.queue > q.name ORDER BY i.queue LIMIT 1), q.n + 1
+          FROM q WHERE q.name IS NOT NULL AND q.n < $1)
+      SELECT name FROM (SELECT name FROM q WHERE name IS NOT NULL
+        UNION (SELECT DISTINCT queue FROM ${s}.schedules ORDER BY queue LIMIT $1)
+        UNION (SELECT queue FROM ${s}.queues ORDER BY queue LIMIT $1)) x ORDER BY name LIMIT $1 + 1`,
     clear: `WITH a AS (DELETE FROM ${s}.items WHERE queue = $1 RETURNING 1),
       b AS (DELETE FROM ${s}.schedules WHERE queue = $1 RETURNING 1) SELECT (SELECT count(*) FROM a) + (SELECT count(*) FROM b) AS n`,
   };
