@@ -181,7 +181,7 @@ const MAP = [
   "",
   "### `js/`: the face",
   "",
-  "- `queue.js`: the queue.",
+  "- `memory/queue.js`: the queue.",
   "- `durable/`: a file per role: `queue.js` (the class), `store.js`.",
   "- `redis.js`, `redis/`: the Redis entry.",
   "  - `redis/keys.js`: the keys; `redis/lua/*.lua` the scripts, `lua/includes/record.lua`.",
@@ -229,15 +229,15 @@ test("code map: a file of the scope it does not name fails, naming the file", ()
     "ARCHITECTURE.md: the code map does not name tests/schedule/",
   ]);
   // Named outside the code map's section does not count.
-  const outside = MAP.replace("- `queue.js`: the queue.\n", "").replace(
+  const outside = MAP.replace("- `memory/queue.js`: the queue.\n", "").replace(
     "## Invariants\n",
     "## Invariants\n\n- `js/memory/queue.js`.\n",
   );
   assert.deepEqual(mapProblems(outside, FILES), ["ARCHITECTURE.md: the code map does not name js/memory/queue.js"]);
   // A short name resolves to the nearest folder first: `store.js` outside the durable/ item is js/store.js.
   const moved = MAP.replace(", `store.js`.", ".").replace(
-    "- `queue.js`: the queue.",
-    "- `queue.js`: the queue; `store.js`.",
+    "- `memory/queue.js`: the queue.",
+    "- `memory/queue.js`: the queue; `store.js`.",
   );
   assert.deepEqual(mapProblems(moved, FILES), [
     "ARCHITECTURE.md:11: `store.js` names no tracked file or folder",
