@@ -112,6 +112,7 @@ test("@arethetypeswrong/cli finds no problem but CommonJS require() of ESM, whic
       ".": "/node_modules/tarry-queue/js/tarry.d.ts",
       "./tarry_bg.wasm": "/node_modules/tarry-queue/tarry_bg.wasm.d.ts",
       "./redis": "/node_modules/tarry-queue/js/redis.d.ts",
+      "./postgres": "/node_modules/tarry-queue/js/postgres.d.ts",
       "./cron": "/node_modules/tarry-queue/js/cron.d.ts",
       "./dashboard": "/node_modules/tarry-queue/js/dashboard.d.ts",
       "./package.json": "/node_modules/tarry-queue/package.json",
