@@ -1,8 +1,8 @@
 // Credentials out of every text the package shows: error messages, logs, CLI output and
 // HTTP bodies. A connection URL may carry a password in its userinfo (`redis://:S3cret@host`,
 // or a user name, a colon and the password before the `@` of a postgres:// URL); whatever
-// quotes one — our own messages, or a driver's
-// error we pass on — goes through `redact` first. Plain JS: every entry may use it.
+// quotes one — our own messages, or a driver's error we pass on — goes through `redact`
+// first. Plain JS: every entry may use it.
 
 // scheme://[user][:password]@ — the userinfo part of any URL in the text. The user name is
 // kept (it names a role, not a secret); the password, when present, becomes "***". A
