@@ -50,6 +50,7 @@ test("three worker processes and a producer, 10^4 items due within 5 s: each del
     await Promise.all(workers.map((w) => w.stop()));
     const figures = check(produced, workers, { exactlyOnce: true });
     say(`10^4 items, 3 workers: lateness p50 ${figures.p50} ms, p99 ${figures.p99} ms, max ${figures.max} ms`);
+    if (figures.twice.length > 0) say(`KNOWN DEFECT, delivered twice as attempt 1: ${figures.twice.join(", ")}`);
     assert.equal(figures.delivered, 10_000);
     assert.ok(
       workers.every((w) => w.got.length > 0),
