@@ -1,4 +1,5 @@
--- tarry-queue/postgres, migration 5: a take hands out exactly the items its own UPDATE leased.
+-- tarry-queue/postgres, migration 5: a take hands out exactly the items its own UPDATE leased;
+-- pauseSchedule() pauses a cron schedule whose successor is being computed.
 --
 -- Apply with `queue.migrate()`, or `psql -v schema=tarry -f 005_take_own_rows.sql` after 004.
 --
@@ -9,6 +10,11 @@
 -- attempt 1 (READ COMMITTED: each statement of a function sees what committed before it).
 -- This take keeps the (id, token) pairs its UPDATE returned and reads back by those, through
 -- the primary key: a token is drawn once, so no other take's row can match.
+--
+-- pauseSchedule() of migration 3 took a cron schedule whose next occurrence was not known
+-- yet (its occurrence in flight, the successor not yet computed by a client: due and succ
+-- NULL) for an ended one and did not pause it. It pauses it now; the successor a client
+-- computes meanwhile is noted, not placed (advance() of migration 3), and resume places it.
 
 CREATE OR REPLACE FUNCTION :"schema".take(q text, n int, lease float8, max_attempts int)
 RETURNS TABLE (kind "char", id bytea, value text, deadline float8, attempt int, token bigint,
@@ -62,6 +68,20 @@ BEGIN
     FROM items x WHERE x.queue = q AND x.state = 'p' ORDER BY x.deadline, x.seq LIMIT 1), NULL::int,
     NULL::bigint, NULL::bytea, NULL::text, NULL::bigint, (SELECT min(x.expiry) FROM items x
     WHERE x.queue = q AND x.state = 'l'), t;
+END $$;
+
+CREATE OR REPLACE FUNCTION :"schema".pause_schedule(q text, sid bytea) RETURNS boolean LANGUAGE plpgsql
+SET search_path = :"schema" AS $$
+DECLARE d float8;
+BEGIN
+  UPDATE schedules x SET paused = true WHERE x.queue = q AND x.id = sid AND NOT x.paused
+    AND (x.due IS NOT NULL OR (x.kind = 'c' AND x.succ IS NULL))
+    RETURNING x.due INTO d;
+  IF NOT FOUND THEN RETURN false; END IF;
+  IF d IS NOT NULL THEN
+    DELETE FROM items i WHERE i.queue = q AND i.id = occurrence(sid, d) AND i.state = 'p' AND i.schedule = sid;
+  END IF;
+  RETURN true;
 END $$;
 
 INSERT INTO :"schema".migrations (version) VALUES (5);
