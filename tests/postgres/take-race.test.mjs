@@ -22,7 +22,9 @@ test("two takes at the same server microsecond: each hands out only the items it
   await db.pool.query(`CREATE FUNCTION "${schema}".hold() RETURNS trigger LANGUAGE plpgsql AS $$
     BEGIN IF NEW.state = 'l' AND NEW.id = convert_to('slow', 'UTF8') THEN PERFORM pg_advisory_xact_lock(7331); END IF;
     RETURN NEW; END $$`);
-  await db.pool.query(`CREATE TRIGGER hold AFTER UPDATE ON "${schema}".items FOR EACH ROW EXECUTE FUNCTION "${schema}".hold()`);
+  await db.pool.query(
+    `CREATE TRIGGER hold AFTER UPDATE ON "${schema}".items FOR EACH ROW EXECUTE FUNCTION "${schema}".hold()`,
+  );
   await q.offer("s", 0, { id: "slow" });
   await q.offer("f", 0, { id: "fast" });
 
