@@ -1,5 +1,6 @@
 -- tarry-queue/postgres, migration 5: a take hands out exactly the items its own UPDATE leased;
--- pauseSchedule() pauses a cron schedule whose successor is being computed.
+-- pauseSchedule() pauses a cron schedule whose successor is being computed; a take carries
+-- the acks gathered before it.
 --
 -- Apply with `queue.migrate()`, or `psql -v schema=tarry -f 005_take_own_rows.sql` after 004.
 --
@@ -82,6 +83,22 @@ BEGIN
     DELETE FROM items i WHERE i.queue = q AND i.id = occurrence(sid, d) AND i.state = 'p' AND i.schedule = sid;
   END IF;
   RETURN true;
+END $$;
+
+-- A take that carries the process's acks gathered before it (ids and tokens, as ack() takes
+-- them): one round trip and one transaction where an ack and the take after it were two. The
+-- acks go first, so the take sees their outcomes (the end of a run that an occurrence waits
+-- for); rows 'a' name the items acked (those whose token still held the lease).
+CREATE FUNCTION :"schema".take(q text, n int, lease float8, max_attempts int, ack_ids bytea[], ack_tokens bigint[])
+RETURNS TABLE (kind "char", id bytea, value text, deadline float8, attempt int, token bigint,
+  schedule bytea, reason text, seq bigint, expiry float8, at float8)
+LANGUAGE plpgsql SET search_path = :"schema" AS $$
+BEGIN
+  IF cardinality(ack_ids) > 0 THEN
+    RETURN QUERY SELECT 'a'::"char", a.id, NULL::text, NULL::float8, NULL::int, NULL::bigint, a.schedule, NULL::text,
+      NULL::bigint, NULL::float8, a.at FROM ack(q, ack_ids, ack_tokens) a;
+  END IF;
+  RETURN QUERY SELECT * FROM take(q, n, lease, max_attempts);
 END $$;
 
 INSERT INTO :"schema".migrations (version) VALUES (5);
