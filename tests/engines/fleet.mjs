@@ -86,14 +86,12 @@ export function allDelivered(want, workers) {
  * worker's deliveries in deadline order within `orderOf(name, id)` (the queue, or for a queue
  * over several shards its shard).
  *
- * `toleratedDuplicates`: how many items delivered or completed twice an exactly-once run lets
- * pass, reported in `twice` (for a defect being hunted; 0, strict, by default).
- * Returns the items delivered (`delivered`), `twice`, and lateness figures (ms).
+ * Returns the items delivered (`delivered`) and lateness figures (ms).
  */
 export function check(
   produced,
   workers,
-  { exactlyOnce, cancelled = produced.cancelled ?? [], orderOf = (name) => name, toleratedDuplicates = 0 },
+  { exactlyOnce, cancelled = produced.cancelled ?? [], orderOf = (name) => name },
 ) {
   const want = expected(produced);
   const maybe = expected(produced, produced.maybe ?? []);
@@ -142,12 +140,9 @@ export function check(
     for (const w of workers)
       for (const [name, id, ok] of w.acks) if (ok) acked.set(key(name, id), (acked.get(key(name, id)) ?? 0) + 1);
     for (const [k, n] of acked) if (n > 1) twice.push(`${shown(k)} completed ${n} times`);
-    assert.ok(
-      twice.length <= toleratedDuplicates,
-      `${twice.length} delivered or completed more than once (${toleratedDuplicates} tolerated): ${twice.slice(0, 10).join(", ")}`,
-    );
+    assert.deepEqual(twice.slice(0, 10), [], `${twice.length} delivered or completed more than once`);
   }
   lateness.sort((a, b) => a - b);
   const q = (p) => lateness[Math.min(lateness.length - 1, Math.floor(p * lateness.length))];
-  return { delivered: deliveries.size, twice, p50: q(0.5), p99: q(0.99), max: lateness.at(-1) };
+  return { delivered: deliveries.size, p50: q(0.5), p99: q(0.99), max: lateness.at(-1) };
 }

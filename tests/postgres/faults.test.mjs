@@ -25,11 +25,6 @@ const say = (...a) => console.log(`# ${a.join(" ")}`);
 const startWorker = (cfg) => fleet.startWorker(new URL("./faults-worker.mjs", import.meta.url), cfg);
 const produce = (cfg) => fleet.produce(new URL("./faults-producer.mjs", import.meta.url), cfg);
 
-// A known defect: under load, one item in 10^4 has been seen delivered twice, both times as
-// attempt 1 (no lease ran out), in the run without faults. Until it is found, the fleet run
-// lets this many such items pass and reports them; 0 makes the run strictly exactly-once.
-const KNOWN_DUPLICATES = 4;
-
 /** Runs body(server, workers, pool) on a private cluster; kills the workers left and stops it afterwards. */
 async function withPostgres(body) {
   const server = await startPostgres();
@@ -60,9 +55,8 @@ test("three worker processes and a producer, 10^4 items due within 5 s: each del
     await until(() => allDelivered(want, workers), 60_000, "every item to be delivered");
     await sleep(1000); // anything delivered twice would show up in this second
     await Promise.all(workers.map((w) => w.stop()));
-    const figures = check(produced, workers, { exactlyOnce: true, toleratedDuplicates: KNOWN_DUPLICATES });
+    const figures = check(produced, workers, { exactlyOnce: true });
     say(`10^4 items, 3 workers: lateness p50 ${figures.p50} ms, p99 ${figures.p99} ms, max ${figures.max} ms`);
-    if (figures.twice.length > 0) say(`KNOWN DEFECT, delivered twice as attempt 1: ${figures.twice.join(", ")}`);
     assert.equal(figures.delivered, 10_000);
     assert.ok(
       workers.every((w) => w.got.length > 0),
@@ -148,7 +142,8 @@ test("every connection terminated (pg_terminate_backend) twice: the workers reco
     await sleep(2000); // the workers' reconnections
     const after = await produce({ ...base, count: 200, minDelay: 500, maxDelay: 1500, batch: 20 });
     assert.equal(after.rejected, 0);
-    const all = { offered: [...producedDuring.offered, ...after.offered] };
+    // A rejected offer may or may not have been written: its item may come out, uncounted.
+    const all = { offered: [...producedDuring.offered, ...after.offered], maybe: producedDuring.maybe };
     const want = expected(all);
     await until(() => allDelivered(want, workers), 30_000, "every resolved offer to be delivered");
     await Promise.all(workers.map((w) => w.stop()));
