@@ -443,11 +443,16 @@ function medians(r) {
     return s.length ? Math.round(s[Math.floor((s.length - 1) / 2)]) : "failed";
   };
   const lines = [];
-  const each = (what, byImpl, pick) =>
-    Object.entries(byImpl).forEach(([impl, xs]) => xs.length && lines.push(`${what} ${impl}: ${pick(xs)}`));
+  const each = (what, byImpl, pick) => {
+    for (const [impl, xs] of Object.entries(byImpl)) if (xs.length) lines.push(`${what} ${impl}: ${pick(xs)}`);
+  };
   for (const [task, byImpl] of Object.entries(r.adds)) each(task, byImpl, (xs) => `${median(xs)}/s`);
   for (const [w, byImpl] of Object.entries(r.burst))
-    each(`burst ${w}w`, byImpl, (xs) => `${median(xs.map((x) => x.perSec))}/s, first late ${median(xs.map((x) => x.firstLateMs))} ms`);
+    each(
+      `burst ${w}w`,
+      byImpl,
+      (xs) => `${median(xs.map((x) => x.perSec))}/s, first late ${median(xs.map((x) => x.firstLateMs))} ms`,
+    );
   for (const [p, byImpl] of Object.entries(r.spread))
     each(`spread ${p}`, byImpl, (xs) => `p50 ${median(xs.map((x) => x.p50))} p99 ${median(xs.map((x) => x.p99))} ms`);
   each("recovery", r.recovery, (xs) => `${median(xs.map((x) => x.ms))} ms`);

@@ -9,7 +9,7 @@ const pg = privatePostgres();
 
 test("migrate() creates the schema once; a second run applies nothing", async () => {
   const q = new PostgresDelayQueue({ pg: pg.pool, name: fresh("m") });
-  assert.deepEqual(await q.migrate(), [1, 2, 3, 4]);
+  assert.deepEqual(await q.migrate(), [1, 2, 3, 4, 5]);
   assert.deepEqual(await q.migrate(), []);
   await q.close();
 });
