@@ -275,7 +275,10 @@ test("a schedule stored before migrations 3 and 4 reads after them (no limits, n
     client.release();
   }
   const q = new PostgresDelayQueue({ pg: db.pool, name: "q", schema });
-  assert.deepEqual(await q.migrate(), [3, 4]);
+  assert.deepEqual(
+    await q.migrate(),
+    (await migrations()).map((m) => m.version).filter((v) => v > 2),
+  );
   const [s] = await q.schedules();
   assert.deepEqual(
     [s.id, s.every, s.nextRun, s.maxRuns, s.stopAt, s.paused],
