@@ -57,6 +57,12 @@ export interface PostgresDelayQueueOptions {
    * effect. Default 5000.
    */
   commandTimeout?: number;
+  /**
+   * Whether offer, cancel, reschedule and the consumer's statements are named prepared
+   * statements (parsed once per connection). False for a PgBouncer before 1.21 in transaction
+   * mode, or one whose `max_prepared_statements` is 0. Default true.
+   */
+  preparedStatements?: boolean;
   /** Errors no call can report (background wake-ups, lease extension, the LISTEN connection). Default: console.error. */
   onerror?: (error: unknown) => void;
 }

@@ -80,7 +80,7 @@ export class PostgresDelayQueue extends Emitter {
     const o = queueOptions(opts);
     super();
     this.#o = o;
-    this.#st = statementsOf(o.schema);
+    this.#st = statementsOf(o.schema, o.preparedStatements);
     this.#conn = new Connection(o.pg, o.commandTimeout, o.onerror);
     const conn = this.#conn;
     this.#schedules = new PostgresSchedules(conn, this.#st, o.name);
@@ -105,7 +105,7 @@ export class PostgresDelayQueue extends Emitter {
       value: (text) => JSON.parse(text),
     });
     const open = () => this.#open();
-    /** @type {(what: string, text: string, values: any, client?: any) => Promise<any[]>} */
+    /** @type {(what: string, text: string | import("./postgres/statements.js").Prepared, values: any, client?: any) => Promise<any[]>} */
     const query = (what, text, values, client) => this.#query(what, text, values, client);
     this.#producer = new Producer({
       query,
@@ -149,7 +149,7 @@ export class PostgresDelayQueue extends Emitter {
     if (this.#ended) throw new ClosedError("the queue is closed");
   }
 
-  /** @param {string} what @param {string} text @param {unknown[] | (() => unknown[])} values @param {any} [client] */
+  /** @param {string} what @param {string | import("./postgres/statements.js").Prepared} text @param {unknown[] | (() => unknown[])} values @param {any} [client] */
   #query(what, text, values, client) {
     return this.#conn.query(what, text, values, client);
   }

@@ -12,6 +12,11 @@
 //                                             any item came early, was lost or came twice, or
 //                                             tarry's came out of order (npm test runs this);
 //                                             --impls pgboss,graphile: only those
+//   node bench/postgres/run.mjs --only add-serial,spread
+//                                             only those workloads (of add-serial, add-concurrent,
+//                                             add-bulk, burst, spread, recovery, churn), with
+//                                             --rounds and --impls as given: for measuring a
+//                                             change; prints the medians, writes neither file
 //   node bench/postgres/run.mjs --render      bench/postgres/results.md again from results.json
 //
 // Workloads: adds/s (one awaited at a time, 10^4 concurrent, bulk 10^4 in calls of 500);
@@ -50,6 +55,10 @@ if (argv.includes("--render")) {
 // --impls tarry,pgboss: some of the libraries only (for measuring a change; the page wants all three).
 const IMPLS = flag("--impls", ALL.join(",")).split(",");
 for (const i of IMPLS) if (!ALL.includes(i)) throw new Error(`--impls: of ${ALL.join(", ")}; got ${i}`);
+const WORKLOADS = ["add-serial", "add-concurrent", "add-bulk", "burst", "spread", "recovery", "churn"];
+const only = flag("--only", undefined)?.split(",");
+for (const w of only ?? []) if (!WORKLOADS.includes(w)) throw new Error(`--only: of ${WORKLOADS.join(", ")}; got ${w}`);
+const runs = (workload) => only === undefined || only.includes(workload);
 const rounds = smoke ? 1 : Number(flag("--rounds", 3));
 const churnMinutes = Number(flag("--churn-minutes", smoke ? 0.1 : 10));
 const churnRate = Number(flag("--churn-rate", 100));
@@ -349,10 +358,10 @@ const meta = () => ({
 });
 /** results.json as it stands (after the rounds, and after each churn run: a long run keeps what it measured). */
 const save = () =>
-  smoke || writeFileSync(here("./results.json"), `${JSON.stringify({ meta: meta(), results }, null, 1)}\n`);
+  smoke || only || writeFileSync(here("./results.json"), `${JSON.stringify({ meta: meta(), results }, null, 1)}\n`);
 for (let r = 0; r < rounds; r++) {
   log(`round ${r + 1} of ${rounds}`);
-  for (const task of Object.keys(results.adds))
+  for (const task of Object.keys(results.adds).filter(runs))
     for (const impl of rotate(IMPLS, r)) {
       const { url } = await database();
       const { perSec } = await measured(
@@ -362,7 +371,7 @@ for (let r = 0; r < rounds; r++) {
       results.adds[task][impl].push(perSec);
       log(`${task} ${impl}: ${Math.round(perSec)}/s`);
     }
-  for (const workers of WORKERS)
+  for (const workers of runs("burst") ? WORKERS : [])
     for (const impl of rotate(IMPLS, r)) {
       const out = await measured(`burst ${workers} ${impl}`, () => burst(impl, workers));
       results.burst[workers][impl].push(out);
@@ -370,7 +379,7 @@ for (let r = 0; r < rounds; r++) {
         `burst ${workers}w ${impl}: ${Math.round(out.perSec)}/s, first late ${Math.round(out.firstLateMs)} ms, early ${out.early} lost ${out.lost} dup ${out.dup}`,
       );
     }
-  for (const polling of ["default", "finest"])
+  for (const polling of runs("spread") ? ["default", "finest"] : [])
     for (const impl of rotate(IMPLS, r)) {
       if (impl === "tarry" && polling === "finest") continue; // tarry has no poll to set
       const out = await measured(`spread ${polling} ${impl}`, () => spread(impl, polling));
@@ -379,14 +388,14 @@ for (let r = 0; r < rounds; r++) {
         `spread ${polling} ${impl}: p50 ${Math.round(out.p50)} p99 ${Math.round(out.p99)} ms, early ${out.early} lost ${out.lost}`,
       );
     }
-  for (const impl of rotate(IMPLS, r)) {
+  for (const impl of runs("recovery") ? rotate(IMPLS, r) : []) {
     const out = await measured(`recovery ${impl}`, () => recovery(impl));
     results.recovery[impl].push(out);
     log(`recovery ${impl}: ${out.ms === null ? `none within ${out.cap} ms` : `${out.ms} ms`}`);
   }
 }
 save();
-for (const impl of IMPLS) {
+for (const impl of runs("churn") ? IMPLS : []) {
   const out = await measured(`churn ${impl}`, () => churn(impl));
   save();
   results.churn[impl] = out;
@@ -420,7 +429,32 @@ if (smoke) {
     process.exit(1);
   }
   console.log(`smoke run passed: ${IMPLS.join(", ")}; every workload; nothing early, lost or twice`);
+} else if (only) {
+  console.log(medians(results));
 } else {
   save();
   writePage(meta(), results);
+}
+
+/** The medians of a partial run (--only), one line per workload and library. */
+function medians(r) {
+  const median = (xs) => {
+    const s = xs.filter((x) => typeof x === "number").sort((a, b) => a - b);
+    return s.length ? Math.round(s[Math.floor((s.length - 1) / 2)]) : "failed";
+  };
+  const lines = [];
+  const each = (what, byImpl, pick) => {
+    for (const [impl, xs] of Object.entries(byImpl)) if (xs.length) lines.push(`${what} ${impl}: ${pick(xs)}`);
+  };
+  for (const [task, byImpl] of Object.entries(r.adds)) each(task, byImpl, (xs) => `${median(xs)}/s`);
+  for (const [w, byImpl] of Object.entries(r.burst))
+    each(
+      `burst ${w}w`,
+      byImpl,
+      (xs) => `${median(xs.map((x) => x.perSec))}/s, first late ${median(xs.map((x) => x.firstLateMs))} ms`,
+    );
+  for (const [p, byImpl] of Object.entries(r.spread))
+    each(`spread ${p}`, byImpl, (xs) => `p50 ${median(xs.map((x) => x.p50))} p99 ${median(xs.map((x) => x.p99))} ms`);
+  each("recovery", r.recovery, (xs) => `${median(xs.map((x) => x.ms))} ms`);
+  return `medians of ${rounds} round(s):\n  ${lines.join("\n  ")}`;
 }

@@ -103,7 +103,7 @@ export class Connection {
    * Runs one statement. With `client` (the caller's), on it, inside whatever transaction it has
    * open; else on a client of the pool, as its own transaction.
    * @param {string} what the call, for messages
-   * @param {string} text
+   * @param {string | import("./statements.js").Prepared} text (a named statement: prepared once per connection)
    * @param {unknown[] | (() => unknown[])} values (a function: made as the statement is sent)
    * @param {any} [client]
    * @returns {Promise<any[]>} the rows

@@ -93,7 +93,7 @@ export class Inspection {
   #q;
 
   /**
-   * @param {{ query: (what: string, text: string, values: unknown[]) => Promise<any[]>,
+   * @param {{ query: (what: string, text: string | import("./statements.js").Prepared, values: unknown[]) => Promise<any[]>,
    *   st: import("./statements.js").Statements, name: string,
    *   consumer: import("./consumer.js").Consumer, open: () => void }} q
    */

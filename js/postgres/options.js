@@ -14,6 +14,7 @@ const QUEUE_OPTIONS = [
   "maxAttempts",
   "safetyInterval",
   "commandTimeout",
+  "preparedStatements",
   "onerror",
 ];
 
@@ -32,6 +33,7 @@ export const MAX_NAME = 1000;
  * @property {number} safetyInterval ms between the checks that cover a missed notification
  * @property {number} commandTimeout ms within which every call settles
  * @property {number} maxAttempts deliveries before an item goes to the dead letters
+ * @property {boolean} preparedStatements whether the hot paths' statements are named (prepared once per connection)
  * @property {(error: unknown) => void} onerror errors no call can report
  */
 
@@ -59,6 +61,9 @@ export function queueOptions(opts) {
   const positive = (key, fallback) => positiveOption(o, key, fallback);
   const maxAttempts = maxAttemptsOption(o.maxAttempts);
   checkOnerror(o.onerror);
+  const { preparedStatements = true } = o;
+  if (typeof preparedStatements !== "boolean")
+    throw new TypeError(`options.preparedStatements must be a boolean, got ${describe(preparedStatements)}`);
   const pg = o.pg === undefined ? "postgres://127.0.0.1:5432/postgres" : o.pg;
   if (typeof pg === "string") checkUrl(pg);
   else if (pg === null || typeof pg !== "object" || typeof (/** @type {any} */ (pg).connect) !== "function")
@@ -71,6 +76,7 @@ export function queueOptions(opts) {
     safetyInterval: positive("safetyInterval", 30_000),
     commandTimeout: positive("commandTimeout", 5000),
     maxAttempts,
+    preparedStatements,
     onerror: o.onerror ?? ((/** @type {unknown} */ e) => console.error("tarry-queue/postgres:", e)),
   };
 }

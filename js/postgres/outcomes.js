@@ -24,7 +24,7 @@ export class Outcomes {
   #nacks = Promise.resolve();
 
   /**
-   * @param {{ query: (what: string, text: string, values: unknown[]) => Promise<any[]>,
+   * @param {{ query: (what: string, text: string | import("./statements.js").Prepared, values: unknown[]) => Promise<any[]>,
    *   st: import("./statements.js").Statements, o: import("./options.js").QueueOptions,
    *   tell: (type: string, detail: () => object) => void, consumer: () => import("./consumer.js").Consumer,
    *   live: () => void }} q

@@ -111,7 +111,7 @@ export class Producer {
   #offers;
 
   /**
-   * @param {{ query: (what: string, text: string, values: unknown[] | (() => unknown[]), client?: any) => Promise<any[]>,
+   * @param {{ query(what: string, statement: string | import("./statements.js").Prepared, values: unknown[] | (() => unknown[]), client?: any): Promise<any[]>,
    *   st: import("./statements.js").Statements, name: string, pool: () => Promise<any>,
    *   sawHead: (deadline: number) => void, open: () => void }} q
    */

@@ -3,21 +3,41 @@
 // others plain SELECTs and UPDATEs on the tables. Nobody else writes SQL. Parameters are
 // always bound ($1 …), never spliced; only the schema's name (checked: ./options.js) is
 // spliced, quoted.
+//
+// The statements of the hot paths (offer, cancel, reschedule, take, ack, nack, extend,
+// release) are named (prepared), unless the queue's `preparedStatements` option is false (a
+// PgBouncer before 1.21 in transaction mode): Postgres parses and plans each once per
+// connection, and every later call is one Bind/Execute round trip. A name is unique per
+// schema and within the 63 bytes Postgres keeps of it: `t.<schema>.<call>`, the schema at
+// most 50 (./options.js), the call at most 10.
 
-/** @param {string} schema a checked schema name */
-export function statementsOf(schema) {
+/** A statement, named when pg is to prepare it on a connection once. @typedef {{ name?: string, text: string }} Prepared */
+
+/** @param {string} schema a checked schema name @param {boolean} [named] whether the hot paths' statements are prepared */
+export function statementsOf(schema, named = true) {
   const s = `"${schema}"`;
+  /** @param {string} call at most 10 characters @param {string} text @returns {Prepared} */
+  const prepared = (call, text) => (named ? { name: `t.${schema}.${call}`, text } : { text });
   return {
     channel: `tarry.${schema}`,
     listen: `LISTEN "tarry.${schema}"`,
-    offer: `SELECT head, at FROM ${s}.offer($1, $2::bytea[], $3::text[], $4::"char"[], $5::float8[], $6::"char"[], $7)`,
-    reschedule: `SELECT found, head FROM ${s}.reschedule($1, $2, $3, $4)`,
-    take: `SELECT kind, id, value, deadline, attempt, token::text AS token, schedule, reason, seq::text AS seq, expiry, at FROM ${s}.take($1, $2, $3, $4, $5::bytea[], $6::bigint[])`,
-    ack: `SELECT id, schedule, at FROM ${s}.ack($1, $2::bytea[], $3::bigint[])`,
-    nack: `SELECT outcome, deadline, schedule, at FROM ${s}.nack($1, $2, $3, $4, $5, $6)`,
-    extend: `SELECT ${s}.extend($1, $2, $3, $4) AS expiry`,
-    release: `SELECT ${s}.release($1, $2::bytea[], $3::bigint[]) AS released`,
-    cancel: `DELETE FROM ${s}.items WHERE queue = $1 AND id = $2 AND state = 'p' AND schedule IS NULL RETURNING 1`,
+    offer: prepared(
+      "offer",
+      `SELECT head, at FROM ${s}.offer($1, $2::bytea[], $3::text[], $4::"char"[], $5::float8[], $6::"char"[], $7)`,
+    ),
+    reschedule: prepared("reschedule", `SELECT found, head FROM ${s}.reschedule($1, $2, $3, $4)`),
+    take: prepared(
+      "take",
+      `SELECT kind, id, value, deadline, attempt, token::text AS token, schedule, reason, seq::text AS seq, expiry, at FROM ${s}.take($1, $2, $3, $4, $5::bytea[], $6::bigint[])`,
+    ),
+    ack: prepared("ack", `SELECT id, schedule, at FROM ${s}.ack($1, $2::bytea[], $3::bigint[])`),
+    nack: prepared("nack", `SELECT outcome, deadline, schedule, at FROM ${s}.nack($1, $2, $3, $4, $5, $6)`),
+    extend: prepared("extend", `SELECT ${s}.extend($1, $2, $3, $4) AS expiry`),
+    release: prepared("release", `SELECT ${s}.release($1, $2::bytea[], $3::bigint[]) AS released`),
+    cancel: prepared(
+      "cancel",
+      `DELETE FROM ${s}.items WHERE queue = $1 AND id = $2 AND state = 'p' AND schedule IS NULL RETURNING 1`,
+    ),
     delayOf: `SELECT deadline - ${s}.clock() AS delay FROM ${s}.items WHERE queue = $1 AND id = $2 AND state = 'p'`,
     counts: `SELECT
         (SELECT count(*) FROM ${s}.items WHERE queue = $1 AND state = 'p')::int AS pending,
@@ -28,7 +48,7 @@ export function statementsOf(schema) {
     get: `SELECT id, state, value, deadline, attempt, expiry, reason, died, schedule FROM ${s}.items WHERE queue = $1 AND id = $2`,
     pending: `SELECT id, state, value, deadline, attempt, schedule, seq::text AS seq FROM ${s}.items
       WHERE queue = $1 AND state = 'p' AND ($2::float8 IS NULL OR (deadline, seq) > ($2, $3::bigint))
-      ORDER BY deadline, seq LIMIT $4`,
+      ORDER BY deadline, items.seq LIMIT $4`, // items.seq: the column; seq alone is the text of the select list
     inFlight: `SELECT id, state, value, deadline, attempt, schedule, expiry FROM ${s}.items
       WHERE queue = $1 AND state = 'l' AND ($2::float8 IS NULL OR (expiry, id) > ($2, decode($3, 'hex')))
       ORDER BY expiry, id LIMIT $4`,

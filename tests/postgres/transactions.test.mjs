@@ -2,6 +2,7 @@
 // a commit delivers the item once. The NOTIFY that wakes consumers goes out at the commit.
 import { test } from "node:test";
 import assert from "node:assert/strict";
+import { migrations } from "../../js/postgres/migrate.js";
 import { PostgresDelayQueue } from "tarry-queue/postgres";
 import { migrations } from "../../js/postgres/migrate.js";
 import { fresh, privatePostgres } from "./fixture.mjs";
