@@ -6,7 +6,6 @@ import assert from "node:assert/strict";
 import pg from "pg";
 import { migrations } from "../../js/postgres/migrate.js";
 import { PostgresDelayQueue } from "tarry-queue/postgres";
-import { migrations } from "../../js/postgres/migrate.js";
 import { fresh, privatePostgres } from "./fixture.mjs";
 
 const db = privatePostgres();

@@ -4,7 +4,6 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import { migrations } from "../../js/postgres/migrate.js";
 import { PostgresDelayQueue } from "tarry-queue/postgres";
-import { migrations } from "../../js/postgres/migrate.js";
 import { fresh, privatePostgres } from "./fixture.mjs";
 
 const pg = privatePostgres();
