@@ -39,7 +39,7 @@ import { Outcomes } from "./postgres/outcomes.js";
 import { Producer } from "./postgres/producer.js";
 import { PostgresSchedules } from "./postgres/schedules.js";
 import { statementsOf } from "./postgres/statements.js";
-import { checkNextRuns, checkScheduleId } from "./schedule/spec.js";
+import { ScheduleCalls } from "./schedule/calls.js";
 import { localNow } from "./engine/clock.js";
 import { processOptions } from "./engine/options.js";
 import { Job } from "./engine/job.js";
@@ -54,7 +54,8 @@ export class PostgresDelayQueue extends Emitter {
   #st;
   #conn;
   #consumer;
-  #schedules;
+  /** The schedule calls, checked (../schedule/calls.js), over ./postgres/schedules.js. @type {ScheduleCalls} */
+  #scheduling;
   #meters;
   #producer;
   #inspection;
@@ -83,7 +84,7 @@ export class PostgresDelayQueue extends Emitter {
     this.#st = statementsOf(o.schema);
     this.#conn = new Connection(o.pg, o.commandTimeout, o.onerror);
     const conn = this.#conn;
-    this.#schedules = new PostgresSchedules(conn, this.#st, o.name);
+    const schedules = new PostgresSchedules(conn, this.#st, o.name);
     const outcomes = new Outcomes({
       query: (what, text, values) => this.#query(what, text, values),
       st: this.#st,
@@ -93,7 +94,7 @@ export class PostgresDelayQueue extends Emitter {
       live: () => this.#live(),
     });
     this.#consumer = new Consumer({
-      schedules: this.#schedules,
+      schedules,
       conn,
       st: this.#st,
       name: o.name,
@@ -115,6 +116,7 @@ export class PostgresDelayQueue extends Emitter {
       sawHead: (deadline) => this.#consumer.sawHead(deadline),
       open,
     });
+    this.#scheduling = new ScheduleCalls(schedules, open, (head) => this.#consumer.sawHead(head));
     this.#inspection = new Inspection({ query, st: this.#st, name: o.name, consumer: this.#consumer, open });
     this.#meters = new Meters("postgres", o.name, () => this.#inspection.counts());
   }
@@ -233,63 +235,45 @@ export class PostgresDelayQueue extends Emitter {
     return this.#inspection.stats();
   }
 
-  // --- schedules ------------------------------------------------------------------------
+  // --- schedules (../schedule/calls.js: the checks; ./postgres/schedules.js: the SQL) ----------
 
   /**
    * Creates the schedule `id`, or updates it (its chain goes on when its rule is the same):
    * each occurrence is an item with `value`, with `job.schedule` = `id`.
    * @param {string} id @param {any} rule @param {unknown} value @param {any} [opts]
    */
-  async schedule(id, rule, value, opts) {
-    const checked = await this.#schedules.check(id, rule, value, opts);
-    this.#open();
-    return this.#schedules.schedule(checked);
+  schedule(id, rule, value, opts) {
+    return this.#scheduling.schedule(id, rule, value, opts);
   }
 
   /** Removes the schedule `id` and its pending occurrence: true if there was one. @param {string} id */
-  async unschedule(id) {
-    checkScheduleId(id);
-    this.#open();
-    return this.#schedules.unschedule(id);
+  unschedule(id) {
+    return this.#scheduling.unschedule(id);
   }
 
   /** Every schedule of the queue, by id. */
-  async schedules() {
-    this.#open();
-    return this.#schedules.list();
+  schedules() {
+    return this.#scheduling.list();
   }
 
   /** Places no new occurrence of the schedule `id` until resumeSchedule(): true if it was running. @param {string} id */
-  async pauseSchedule(id) {
-    checkScheduleId(id);
-    this.#open();
-    return this.#schedules.pause(id);
+  pauseSchedule(id) {
+    return this.#scheduling.pause(id);
   }
 
   /** Places again the occurrence the schedule `id` waited for (catchUp decides): true if it was paused. @param {string} id */
-  async resumeSchedule(id) {
-    checkScheduleId(id);
-    this.#open();
-    const { done, head } = await this.#schedules.resume(id);
-    if (head !== undefined) this.#consumer.sawHead(head);
-    return done;
+  resumeSchedule(id) {
+    return this.#scheduling.resume(id);
   }
 
   /** One extra run of the schedule `id` now, counted as a run: true if it was added. @param {string} id */
-  async trigger(id) {
-    checkScheduleId(id);
-    this.#open();
-    const at = await this.#schedules.trigger(id);
-    if (at !== undefined) this.#consumer.sawHead(at);
-    return at !== undefined;
+  trigger(id) {
+    return this.#scheduling.trigger(id);
   }
 
   /** The next `n` (1 to 100) occurrences of the schedule `id` (epoch ms), from its rule. @param {string} id @param {number} n */
-  async nextRuns(id, n) {
-    checkScheduleId(id);
-    checkNextRuns(n);
-    this.#open();
-    return this.#schedules.nextRuns(id, n);
+  nextRuns(id, n) {
+    return this.#scheduling.nextRuns(id, n);
   }
 
   // --- consuming ------------------------------------------------------------------------

@@ -29,31 +29,20 @@
 // dependency), loaded only when this module is given a URL rather than a client. The
 // in-memory entries of tarry-queue never load this file, and this file never loads the wasm.
 
-import { checkId, checkSignal, checkTimeout, options } from "./engine/arguments.js";
+import { checkSignal, checkTimeout, options } from "./engine/arguments.js";
 import { ClosedError, takeUntilClosed } from "./engine/errors.js";
 import { EMIT, Emitter, HEARD } from "./engine/events.js";
 import { Meters } from "./engine/metrics.js";
-import {
-  allFigures,
-  pageOptions,
-  purgeDeadLetters,
-  readDeadLetters,
-  readInFlight,
-  readItem,
-  readPending,
-} from "./redis/inspect.js";
+import { Inspection } from "./redis/inspect.js";
 import { Observer } from "./redis/observer.js";
-import { moment } from "./engine/clock.js";
 import { Connection } from "./redis/connection.js";
 import { Consumer } from "./redis/consumer.js";
-import { batchFailed } from "./redis/batch-error.js";
-import { checkMany, checkOffer, checkOfferAt, sendOffers } from "./redis/producer.js";
+import { Producer } from "./redis/producer.js";
 import { checkEviction, keysVanished } from "./redis/durability.js";
 import { keysOf } from "./redis/keys.js";
-import { checkCursor, checkDelay, checkLimit, processOptions, queueOptions } from "./redis/options.js";
-import { checkNextRuns, checkScheduleId } from "./schedule/spec.js";
+import { processOptions, queueOptions } from "./redis/options.js";
+import { ScheduleCalls } from "./schedule/calls.js";
 import { RedisSchedules } from "./redis/schedules.js";
-import { SCRIPTS } from "./redis/scripts.js";
 import { INNER, ShardedDelayQueue } from "./redis/shards.js";
 
 export { ClosedError } from "./engine/errors.js";
@@ -62,11 +51,6 @@ export { WaitForReplicasError } from "./redis/durability.js";
 
 /** @typedef {import("./engine/job.js").Job} RedisJob */
 /** @typedef {import("./redis/producer.js").Offer} Offer */
-
-/** Items per offer script at most: more are split, so that no script holds Redis for long. */
-const OFFER_BATCH = 500;
-/** A page's default length. */
-const PAGE = 100;
 
 /** A Redis-backed delay queue shared by every process that opens the same `name`. */
 export class RedisDelayQueue extends Emitter {
@@ -86,10 +70,12 @@ export class RedisDelayQueue extends Emitter {
   #consumer;
   /** @type {Promise<void> | null} */
   #closing = null;
-  /** The offers made in one turn, gathered: one script per 500 items (each script atomic). @type {import("./engine/batch.js").Batcher<Offer, Offer>} */
-  #offers;
-  /** schedule(), unschedule(), schedules(), and the cron part of their chains (js/redis/schedules.js). @type {RedisSchedules} */
-  #schedules;
+  /** The schedule calls, checked (js/schedule/calls.js), over js/redis/schedules.js. @type {ScheduleCalls} */
+  #scheduling;
+  /** The inspection and control calls (js/redis/inspect.js). @type {Inspection} */
+  #inspection;
+  /** The producing calls (js/redis/producer.js). @type {Producer} */
+  #producer;
   /** Whether the server's eviction policy was read (js/redis/durability.js), or is being read. */
   #policyRead = false;
 
@@ -125,17 +111,18 @@ export class RedisDelayQueue extends Emitter {
     this.#keys = list;
     this.#channel = channel;
     this.#conn = new Connection(o.redis, list, channel, o);
-    this.#schedules = new RedisSchedules(this.#conn, channel);
+    const schedules = new RedisSchedules(this.#conn, channel);
     const tell = observe ? () => {} : (type, detail) => this.#tell(type, detail);
     const vanished = () => this.#vanished();
-    this.#consumer = new Consumer(this.#conn, o, channel, tell, this.#schedules, vanished, shard?.pool);
-    this.#meters = new Meters("redis", o.name, () => this.#counts());
+    const consumer = new Consumer(this.#conn, o, channel, tell, schedules, vanished, shard?.pool);
+    this.#consumer = consumer;
+    const open = () => this.#open();
+    this.#scheduling = new ScheduleCalls(schedules, open, (head) => consumer.sawHead(head));
+    this.#inspection = new Inspection({ conn: this.#conn, channel, consumer, vanished, open });
+    this.#meters = new Meters("redis", o.name, () => this.#inspection.counts());
     if (observe)
       this.#observer = new Observer(this.#conn, list, (type, detail) => this.#tell(type, () => detail), o.onerror);
-    const producer = { conn: this.#conn, channel, options: o, consumer: this.#consumer, vanished };
-    this.#offers = this.#conn.batcher(SCRIPTS.offer, OFFER_BATCH, (/** @type {Offer[]} */ items) =>
-      sendOffers(producer, items),
-    );
+    this.#producer = new Producer({ conn: this.#conn, channel, options: o, consumer, vanished, open });
     if (shard) INNER.set(this, this.#inner());
   }
 
@@ -166,13 +153,7 @@ export class RedisDelayQueue extends Emitter {
     if (on) meters.record(type, d);
   }
 
-  /** Counts by state, for the metrics' gauges. */
-  async #counts() {
-    const { pending, inFlight, dead } = await this.#conn.run(SCRIPTS.stats, undefined);
-    return { pending, inFlight, dead };
-  }
-
-  // --- producing ------------------------------------------------------------------------
+  // --- producing (js/redis/producer.js) ------------------------------------------------
 
   /**
    * Offers `value` (JSON data) due `delayMs` after this call. `ifExists` says what happens to
@@ -181,13 +162,9 @@ export class RedisDelayQueue extends Emitter {
    * @param {unknown} value
    * @param {number} delayMs
    * @param {{ id?: string, ifExists?: "replace" | "keep" | "extend" }} [opts]
-   * @returns {Promise<string>}
    */
-  async offer(value, delayMs, opts) {
-    const item = checkOffer(value, delayMs, opts, moment());
-    this.#open();
-    await this.#offers.add([item]);
-    return item.id;
+  offer(value, delayMs, opts) {
+    return this.#producer.offer(value, delayMs, opts);
   }
 
   /**
@@ -195,13 +172,9 @@ export class RedisDelayQueue extends Emitter {
    * @param {unknown} value
    * @param {number | Date} deadline
    * @param {{ id?: string, ifExists?: "replace" | "keep" | "extend" }} [opts]
-   * @returns {Promise<string>}
    */
-  async offerAt(value, deadline, opts) {
-    const item = checkOfferAt(value, deadline, opts, moment());
-    this.#open();
-    await this.#offers.add([item]);
-    return item.id;
+  offerAt(value, deadline, opts) {
+    return this.#producer.offerAt(value, deadline, opts);
   }
 
   /**
@@ -210,113 +183,55 @@ export class RedisDelayQueue extends Emitter {
    * to 500 items (each one atomic), pipelined, and take effect in order (a later item meets
    * what an earlier one left). Resolves with their ids, in order.
    * @param {{ value: unknown, delayMs?: number, deadline?: number | Date, id?: string, ifExists?: "replace" | "keep" | "extend" }[]} items
-   * @returns {Promise<string[]>}
    */
-  async offerMany(items) {
-    const checked = checkMany(items, moment());
-    this.#open();
-    try {
-      await this.#offers.add(checked);
-    } catch (e) {
-      // One script is all or nothing; a batch of several says which of them are stored.
-      throw checked.length > OFFER_BATCH ? batchFailed(e, checked) : e;
-    }
-    return checked.map((it) => it.id);
+  offerMany(items) {
+    return this.#producer.offerMany(items);
   }
 
   /** What a sharded queue (js/redis/shards.js) asks of each of its shards beyond the public calls. */
   #inner() {
     return {
       /** @param {Offer[]} items checked */
-      send: (items) => {
-        this.#open();
-        return this.#offers.add(items);
-      },
+      send: (items) => this.#producer.send(items),
       consumer: this.#consumer,
       report: (/** @type {unknown} */ e) => this.#conn.report(e),
     };
   }
 
-  /**
-   * Removes a pending item. Resolves true if it was pending (not in flight, not dead).
-   * @param {string} id
-   * @returns {Promise<boolean>}
-   */
-  async cancel(id) {
-    checkId(id, "id");
-    this.#open();
-    return this.#conn.run(SCRIPTS.cancel, { id });
+  /** Removes a pending item. Resolves true if it was pending (not in flight, not dead). @param {string} id */
+  cancel(id) {
+    return this.#producer.cancel(id);
   }
 
-  /**
-   * Gives a pending item a new delay, counted from this call. Resolves true if it was pending.
-   * @param {string} id
-   * @param {number} delayMs
-   * @returns {Promise<boolean>}
-   */
-  async reschedule(id, delayMs) {
-    const at = moment();
-    checkId(id, "id");
-    const ms = checkDelay(delayMs, "delayMs");
-    this.#open();
-    const params = () => ({
-      channel: this.#channel,
-      stamp: this.#conn.clock.stamp(at),
-      tolerance: this.#options.clockTolerance,
-      id,
-      kind: /** @type {const} */ ("d"),
-      ms,
-    });
-    const { found, head, vanished } = await this.#conn.run(SCRIPTS.reschedule, params);
-    if (vanished) this.#vanished();
-    this.#consumer.sawHead(head);
-    return found;
+  /** Gives a pending item a new delay, counted from this call. Resolves true if it was pending. @param {string} id @param {number} delayMs */
+  reschedule(id, delayMs) {
+    return this.#producer.reschedule(id, delayMs);
   }
 
-  /**
-   * Ms until a pending item's deadline by the server's clock (negative when overdue), or undefined.
-   * @param {string} id
-   * @returns {Promise<number | undefined>}
-   */
-  async delayOf(id) {
-    checkId(id, "id");
-    this.#open();
-    const { now, deadline } = await this.#conn.run(SCRIPTS.delayOf, { id });
-    return deadline === undefined ? undefined : deadline - now;
+  // --- inspecting and control (js/redis/inspect.js) -------------------------------------
+
+  /** Ms until a pending item's deadline by the server's clock (negative when overdue), or undefined. @param {string} id */
+  delayOf(id) {
+    return this.#inspection.delayOf(id);
   }
 
-  /**
-   * The number of pending items (waiting for their deadline, or due and not yet taken).
-   * @returns {Promise<number>}
-   */
-  async size() {
-    this.#open();
-    return (await this.#conn.run(SCRIPTS.stats, undefined)).pending;
+  /** The number of pending items (waiting for their deadline, or due and not yet taken). */
+  size() {
+    return this.#inspection.size();
   }
 
-  /**
-   * What Redis holds for the queue, and this process's own figures.
-   * @returns {Promise<import("./redis.d.ts").RedisQueueStats>}
-   */
-  async stats() {
-    this.#open();
-    const { now, pending, inFlight, dead, head, meta } = await this.#conn.run(SCRIPTS.stats, undefined);
-    const headDelay = head === Number.POSITIVE_INFINITY ? undefined : head - now;
-    const paused = meta.paused !== undefined;
-    return { pending, inFlight, dead, paused, headDelay, ...this.#consumer.figures(), all: allFigures(meta) };
+  /** What Redis holds for the queue, and this process's own figures. */
+  stats() {
+    return this.#inspection.stats();
   }
-
-  // --- inspecting -----------------------------------------------------------------------
 
   /**
    * What the queue holds under `id`: `{ id, state, value, deadline, attempt }`, with
    * `leaseExpiry` in flight and `reason` and `diedAt` dead; undefined when nothing is there.
    * @param {string} id
    */
-  async get(id) {
-    checkId(id, "id");
-    this.#open();
-    return readItem(this.#conn, id);
+  get(id) {
+    return this.#inspection.get(id);
   }
 
   /**
@@ -325,10 +240,8 @@ export class RedisDelayQueue extends Emitter {
    * 100. One script, O(log n + limit) whatever the page.
    * @param {{ limit?: number, after?: string }} [opts]
    */
-  async pending(opts) {
-    const page = pageOptions(opts, "pending");
-    this.#open();
-    return readPending(this.#conn, page);
+  pending(opts) {
+    return this.#inspection.pending(opts);
   }
 
   /**
@@ -336,10 +249,8 @@ export class RedisDelayQueue extends Emitter {
    * each with its `leaseExpiry`. Options as pending().
    * @param {{ limit?: number, after?: string }} [opts]
    */
-  async inFlight(opts) {
-    const page = pageOptions(opts, "inFlight");
-    this.#open();
-    return readInFlight(this.#conn, page);
+  inFlight(opts) {
+    return this.#inspection.inFlight(opts);
   }
 
   /**
@@ -347,15 +258,13 @@ export class RedisDelayQueue extends Emitter {
    * paused, and every consumer hears it at once on the queue's channel. Offers still land.
    * Resolves true if it was running.
    */
-  async pause() {
-    this.#open();
-    return this.#conn.run(SCRIPTS.pause, { channel: this.#channel });
+  pause() {
+    return this.#inspection.pause();
   }
 
   /** Lets deliveries run again, for every process. Resolves true if it was paused. */
-  async resume() {
-    this.#open();
-    return this.#conn.run(SCRIPTS.resume, { channel: this.#channel });
+  resume() {
+    return this.#inspection.resume();
   }
 
   /**
@@ -364,64 +273,36 @@ export class RedisDelayQueue extends Emitter {
    * next page (undefined: this was the last). `limit` 1 to 1000, default 100. A page costs
    * O(log n + limit).
    * @param {{ limit?: number, after?: string }} [opts]
-   * @returns {Promise<{ items: import("./redis.d.ts").DeadLetter[], next: string | undefined }>}
    */
-  async deadLetters(opts) {
-    const { limit = PAGE, after } = options(opts, "options", ["limit", "after"], "deadLetters()");
-    checkLimit(limit, "options.limit");
-    const from = after === undefined ? undefined : checkCursor(after, "options.after");
-    this.#open();
-    return readDeadLetters(this.#conn, limit, from);
+  deadLetters(opts) {
+    return this.#inspection.deadLetters(opts);
   }
 
-  /**
-   * Puts a dead letter back, due now, with its attempts reset. Resolves true if it was dead.
-   * @param {string} id
-   * @returns {Promise<boolean>}
-   */
-  async retryDead(id) {
-    checkId(id, "id");
-    this.#open();
-    const { found, head, vanished } = await this.#conn.run(SCRIPTS.retryDead, { channel: this.#channel, id });
-    if (vanished) this.#vanished();
-    this.#consumer.sawHead(head);
-    return found;
+  /** Puts a dead letter back, due now, with its attempts reset. Resolves true if it was dead. @param {string} id */
+  retryDead(id) {
+    return this.#inspection.retryDead(id);
   }
 
-  /**
-   * Removes a dead letter. Resolves true if it was dead.
-   * @param {string} id
-   * @returns {Promise<boolean>}
-   */
-  async deleteDead(id) {
-    checkId(id, "id");
-    this.#open();
-    return this.#conn.run(SCRIPTS.deleteDead, { id });
+  /** Removes a dead letter. Resolves true if it was dead. @param {string} id */
+  deleteDead(id) {
+    return this.#inspection.deleteDead(id);
   }
 
   /**
    * Removes the dead letters that died at least `olderThan` ms ago by the server's clock
    * (default 0: all), in scripts of up to 1000. Resolves with how many it removed.
    * @param {{ olderThan?: number }} [opts]
-   * @returns {Promise<number>}
    */
-  async purgeDead(opts) {
-    const { olderThan = 0 } = options(opts, "options", ["olderThan"], "purgeDead()");
-    checkTimeout(olderThan, "options.olderThan");
-    this.#open();
-    return purgeDeadLetters(this.#conn, olderThan);
+  purgeDead(opts) {
+    return this.#inspection.purgeDead(opts);
   }
 
-  /**
-   * Removes every item of the queue, pending, in flight and dead (deliveries in flight then ack false).
-   * @returns {Promise<void>}
-   */
-  async clear() {
-    this.#open();
-    await this.#conn.run(SCRIPTS.clear, undefined);
+  /** Removes every item of the queue, pending, in flight and dead (deliveries in flight then ack false). */
+  clear() {
+    return this.#inspection.clear();
   }
 
-  // --- schedules (js/redis/schedules.js; docs/schedules.md) ------------------------------
+  // --- schedules (js/schedule/calls.js, js/redis/schedules.js; docs/schedules.md) --------
 
   /**
    * Creates the schedule `id`, or updates it: `{ every }` (ms, a fixed rate) or `{ cron,
@@ -434,22 +315,13 @@ export class RedisDelayQueue extends Emitter {
    * @param {unknown} value
    * @param {{ catchUp?: "one" | "all" | "none", overlap?: boolean, start?: number | Date, maxRuns?: number, stopAt?: number | Date }} [opts]
    */
-  async schedule(id, rule, value, opts) {
-    const checked = await this.#schedules.check(id, rule, value, opts);
-    this.#open();
-    return this.#schedules.schedule(checked);
+  schedule(id, rule, value, opts) {
+    return this.#scheduling.schedule(id, rule, value, opts);
   }
 
-  /**
-   * Removes the schedule `id` and its pending occurrence (a run in flight finishes). Resolves
-   * true if there was one.
-   * @param {string} id
-   * @returns {Promise<boolean>}
-   */
-  async unschedule(id) {
-    checkScheduleId(id);
-    this.#open();
-    return this.#schedules.unschedule(id);
+  /** Removes the schedule `id` and its pending occurrence (a run in flight finishes): true if there was one. @param {string} id */
+  unschedule(id) {
+    return this.#scheduling.unschedule(id);
   }
 
   /**
@@ -457,42 +329,28 @@ export class RedisDelayQueue extends Emitter {
    * overlap, value, nextRun, lastRun, runs, skipped, maxRuns, stopAt, paused }` (times epoch
    * ms, undefined for none); one that ended stays, with no nextRun.
    */
-  async schedules() {
-    this.#open();
-    return this.#schedules.list();
+  schedules() {
+    return this.#scheduling.list();
   }
 
   /** Places no new occurrence of the schedule `id` until resumeSchedule(): true if it was running. @param {string} id */
-  async pauseSchedule(id) {
-    checkScheduleId(id);
-    this.#open();
-    return this.#schedules.pause(id);
+  pauseSchedule(id) {
+    return this.#scheduling.pause(id);
   }
 
   /** Places again the occurrence the schedule `id` waited for (catchUp decides): true if it was paused. @param {string} id */
-  async resumeSchedule(id) {
-    checkScheduleId(id);
-    this.#open();
-    const { done, head } = await this.#schedules.resume(id);
-    this.#consumer.sawHead(head);
-    return done;
+  resumeSchedule(id) {
+    return this.#scheduling.resume(id);
   }
 
   /** One extra run of the schedule `id` now, counted as a run: true if it was added. @param {string} id */
-  async trigger(id) {
-    checkScheduleId(id);
-    this.#open();
-    const { done, head } = await this.#schedules.trigger(id);
-    this.#consumer.sawHead(head);
-    return done;
+  trigger(id) {
+    return this.#scheduling.trigger(id);
   }
 
   /** The next `n` (1 to 100) occurrences of the schedule `id` (epoch ms), from its rule. @param {string} id @param {number} n */
-  async nextRuns(id, n) {
-    checkScheduleId(id);
-    checkNextRuns(n);
-    this.#open();
-    return this.#schedules.nextRuns(id, n);
+  nextRuns(id, n) {
+    return this.#scheduling.nextRuns(id, n);
   }
 
   // --- consuming ------------------------------------------------------------------------
