@@ -25,7 +25,6 @@
 // checks and messages as the Redis engine) before anything is sent. `pg` (an optional peer
 // dependency) is loaded only for a URL. Never loads the wasm.
 
-import { checkSignal, checkTimeout, options } from "./engine/arguments.js";
 import { ClosedError, takeUntilClosed } from "./engine/errors.js";
 import { EMIT, Emitter, HEARD } from "./engine/events.js";
 import { Meters } from "./engine/metrics.js";
@@ -41,7 +40,7 @@ import { PostgresSchedules } from "./postgres/schedules.js";
 import { statementsOf } from "./postgres/statements.js";
 import { ScheduleCalls } from "./schedule/calls.js";
 import { localNow } from "./engine/clock.js";
-import { processOptions } from "./engine/options.js";
+import { processOptions, takeOptions } from "./engine/options.js";
 import { Job } from "./engine/job.js";
 import { Worker } from "./engine/worker.js";
 
@@ -66,17 +65,7 @@ export class PostgresDelayQueue extends Emitter {
   /** @type {Set<Worker>} */
   #workers = new Set();
 
-  /**
-   * @param {object} opts
-   * @param {string | object} [opts.pg] a postgres:// URL or a pg.Pool
-   * @param {string} opts.name the queue's name
-   * @param {string} [opts.schema] the schema of its tables (default "tarry")
-   * @param {number} [opts.visibilityTimeout] ms a delivered item stays leased (default 5000)
-   * @param {number} [opts.maxAttempts] deliveries before an item goes to the dead letters (default 5)
-   * @param {number} [opts.safetyInterval] ms between the checks that cover a missed notification (default 30000)
-   * @param {number} [opts.commandTimeout] ms within which every call settles (default 5000)
-   * @param {(error: unknown) => void} [opts.onerror] errors no call can report
-   */
+  /** @param {object} opts its options, as postgres.d.ts documents them (PostgresDelayQueueOptions; checked: ./postgres/options.js) */
   constructor(opts) {
     const o = queueOptions(opts);
     super();
@@ -283,11 +272,9 @@ export class PostgresDelayQueue extends Emitter {
    * @param {{ signal?: AbortSignal, timeout?: number }} [opts]
    */
   async take(opts) {
-    const o = options(opts, "options", ["signal", "timeout"], "take()");
-    checkSignal(o.signal, "options.signal");
-    const signal = o.signal;
-    checkTimeout(o.timeout);
+    const o = takeOptions(opts);
     const timeout = o.timeout === undefined ? Number.POSITIVE_INFINITY : o.timeout;
+    const signal = o.signal;
     this.#open();
     return this.#consumer.take(/** @type {any} */ (signal), timeout);
   }

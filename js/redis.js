@@ -29,7 +29,6 @@
 // dependency), loaded only when this module is given a URL rather than a client. The
 // in-memory entries of tarry-queue never load this file, and this file never loads the wasm.
 
-import { checkSignal, checkTimeout, options } from "./engine/arguments.js";
 import { ClosedError, takeUntilClosed } from "./engine/errors.js";
 import { EMIT, Emitter, HEARD } from "./engine/events.js";
 import { Meters } from "./engine/metrics.js";
@@ -38,9 +37,9 @@ import { Observer } from "./redis/observer.js";
 import { Connection } from "./redis/connection.js";
 import { Consumer } from "./redis/consumer.js";
 import { Producer } from "./redis/producer.js";
-import { checkEviction, keysVanished } from "./redis/durability.js";
+import { evictionReader, keysVanished } from "./redis/durability.js";
 import { keysOf } from "./redis/keys.js";
-import { processOptions, queueOptions } from "./redis/options.js";
+import { processOptions, queueOptions, takeOptions } from "./redis/options.js";
 import { ScheduleCalls } from "./schedule/calls.js";
 import { RedisSchedules } from "./redis/schedules.js";
 import { INNER, ShardedDelayQueue } from "./redis/shards.js";
@@ -76,21 +75,12 @@ export class RedisDelayQueue extends Emitter {
   #inspection;
   /** The producing calls (js/redis/producer.js). @type {Producer} */
   #producer;
-  /** Whether the server's eviction policy was read (js/redis/durability.js), or is being read. */
-  #policyRead = false;
+  /** Reads the server's eviction policy, until it was read once (js/redis/durability.js). @type {() => void} */
+  #policy;
 
   /**
-   * @param {object} opts
-   * @param {string | object} [opts.redis] a redis:// URL, ioredis options, or an ioredis
-   *   `Redis` or `Cluster` instance (the queue then uses it and a duplicate() for pub/sub)
-   * @param {string} opts.name the queue's name: every process that opens it shares its items
-   * @param {string} [opts.prefix] prepended to the keys (default "tarry:")
-   * @param {number} [opts.visibilityTimeout] ms a delivered item stays leased (default 5000)
-   * @param {number} [opts.maxAttempts] deliveries before an item goes to the dead letters (default 5)
-   * @param {number} [opts.safetyInterval] ms between checks that cover a missed message (default 5000)
-   * @param {number} [opts.clockTolerance] how far back (ms) a call may be stamped (default 1000)
-   * @param {(error: unknown) => void} [opts.onerror] errors no call can report (background wake-ups, lease extension)
-   * @param {number} [opts.shards] hash tags the queue's items are spread over (default 1: js/redis/shards.js)
+   * @param {object} opts its options, as redis.d.ts documents them (RedisDelayQueueOptions;
+   *   checked: js/redis/options.js); `shards` > 1 returns a sharded queue
    * @param {{ pool: import("./redis/pool.js").Pool }} [shard] internal: this queue is one shard of a
    *   sharded one, its options checked already (its name the shard's tag)
    */
@@ -111,6 +101,7 @@ export class RedisDelayQueue extends Emitter {
     this.#keys = list;
     this.#channel = channel;
     this.#conn = new Connection(o.redis, list, channel, o);
+    this.#policy = evictionReader(this.#conn, o.onerror);
     const schedules = new RedisSchedules(this.#conn, channel);
     const tell = observe ? () => {} : (type, detail) => this.#tell(type, detail);
     const vanished = () => this.#vanished();
@@ -156,32 +147,24 @@ export class RedisDelayQueue extends Emitter {
   // --- producing (js/redis/producer.js) ------------------------------------------------
 
   /**
-   * Offers `value` (JSON data) due `delayMs` after this call. `ifExists` says what happens to
-   * an item with the same id: "replace" (default), "keep" or "extend" (docs/semantics.md).
-   * Resolves with the id (generated when not given) once Redis has it.
-   * @param {unknown} value
-   * @param {number} delayMs
-   * @param {{ id?: string, ifExists?: "replace" | "keep" | "extend" }} [opts]
+   * Offers `value` (JSON data) due `delayMs` after this call; resolves with its id once Redis has it.
+   * @param {unknown} value @param {number} delayMs @param {{ id?: string, ifExists?: "replace" | "keep" | "extend" }} [opts]
    */
   offer(value, delayMs, opts) {
     return this.#producer.offer(value, delayMs, opts);
   }
 
   /**
-   * Offers `value` due at an absolute wall-clock time (epoch ms or a Date), as the server's clock tells it.
-   * @param {unknown} value
-   * @param {number | Date} deadline
-   * @param {{ id?: string, ifExists?: "replace" | "keep" | "extend" }} [opts]
+   * Offers `value` due at a wall-clock time (epoch ms or a Date), as the server's clock tells it.
+   * @param {unknown} value @param {number | Date} deadline @param {{ id?: string, ifExists?: "replace" | "keep" | "extend" }} [opts]
    */
   offerAt(value, deadline, opts) {
     return this.#producer.offerAt(value, deadline, opts);
   }
 
   /**
-   * Offers many items: `[{ value, delayMs } | { value, deadline }, with optional id and
-   * ifExists]`. Every item is checked before anything is sent; then they go in scripts of up
-   * to 500 items (each one atomic), pipelined, and take effect in order (a later item meets
-   * what an earlier one left). Resolves with their ids, in order.
+   * Offers many items, every one checked before anything is sent, in scripts of up to 500 items
+   * (each atomic) that take effect in order; resolves with their ids.
    * @param {{ value: unknown, delayMs?: number, deadline?: number | Date, id?: string, ifExists?: "replace" | "keep" | "extend" }[]} items
    */
   offerMany(items) {
@@ -225,39 +208,22 @@ export class RedisDelayQueue extends Emitter {
     return this.#inspection.stats();
   }
 
-  /**
-   * What the queue holds under `id`: `{ id, state, value, deadline, attempt }`, with
-   * `leaseExpiry` in flight and `reason` and `diedAt` dead; undefined when nothing is there.
-   * @param {string} id
-   */
+  /** What the queue holds under `id` (pending, in flight or dead), or undefined. @param {string} id */
   get(id) {
     return this.#inspection.get(id);
   }
 
-  /**
-   * A page of pending items in deadline order (FIFO among ties): `{ items, next }`; pass
-   * `next` back as `after` for the next page (undefined: none). `limit` 1 to 1000, default
-   * 100. One script, O(log n + limit) whatever the page.
-   * @param {{ limit?: number, after?: string }} [opts]
-   */
+  /** A page of pending items in deadline order (FIFO among ties), O(log n + limit). @param {{ limit?: number, after?: string }} [opts] */
   pending(opts) {
     return this.#inspection.pending(opts);
   }
 
-  /**
-   * A page of the items handed out and not yet acked, by lease expiry: `{ items, next }`,
-   * each with its `leaseExpiry`. Options as pending().
-   * @param {{ limit?: number, after?: string }} [opts]
-   */
+  /** A page of the items handed out and not yet acked, by lease expiry. @param {{ limit?: number, after?: string }} [opts] */
   inFlight(opts) {
     return this.#inspection.inFlight(opts);
   }
 
-  /**
-   * Stops deliveries, for every process: the take script hands nothing out while the queue is
-   * paused, and every consumer hears it at once on the queue's channel. Offers still land.
-   * Resolves true if it was running.
-   */
+  /** Stops deliveries for every process (each hears it on the channel; offers still land): true if it was running. */
   pause() {
     return this.#inspection.pause();
   }
@@ -267,13 +233,7 @@ export class RedisDelayQueue extends Emitter {
     return this.#inspection.resume();
   }
 
-  /**
-   * A page of dead letters in order of death: `{ items: [{ id, state: "dead", value,
-   * deadline, attempt, reason, diedAt, raw? }], next }`; pass `next` back as `after` for the
-   * next page (undefined: this was the last). `limit` 1 to 1000, default 100. A page costs
-   * O(log n + limit).
-   * @param {{ limit?: number, after?: string }} [opts]
-   */
+  /** A page of dead letters in order of death, O(log n + limit). @param {{ limit?: number, after?: string }} [opts] */
   deadLetters(opts) {
     return this.#inspection.deadLetters(opts);
   }
@@ -288,11 +248,7 @@ export class RedisDelayQueue extends Emitter {
     return this.#inspection.deleteDead(id);
   }
 
-  /**
-   * Removes the dead letters that died at least `olderThan` ms ago by the server's clock
-   * (default 0: all), in scripts of up to 1000. Resolves with how many it removed.
-   * @param {{ olderThan?: number }} [opts]
-   */
+  /** Removes the dead letters at least `olderThan` ms old (default 0: all); resolves to how many. @param {{ olderThan?: number }} [opts] */
   purgeDead(opts) {
     return this.#inspection.purgeDead(opts);
   }
@@ -305,14 +261,9 @@ export class RedisDelayQueue extends Emitter {
   // --- schedules (js/schedule/calls.js, js/redis/schedules.js; docs/schedules.md) --------
 
   /**
-   * Creates the schedule `id`, or updates it: `{ every }` (ms, a fixed rate) or `{ cron,
-   * timezone }`, each occurrence an item with `value`, taken like any other (`job.schedule` =
-   * `id`, `job.deadline` = its due time). Options: `catchUp` ("one", "all", "none"),
-   * `overlap` (default false), `start`, `maxRuns`, `stopAt`. Resolves with the schedule, as
-   * schedules() lists it.
-   * @param {string} id
-   * @param {{ every: number } | { cron: string, timezone?: string }} rule
-   * @param {unknown} value
+   * Creates the schedule `id` (`{ every }` or `{ cron, timezone }`), or updates it: each
+   * occurrence an item with `value`, `job.schedule` = `id`. Resolves with the schedule.
+   * @param {string} id @param {{ every: number } | { cron: string, timezone?: string }} rule @param {unknown} value
    * @param {{ catchUp?: "one" | "all" | "none", overlap?: boolean, start?: number | Date, maxRuns?: number, stopAt?: number | Date }} [opts]
    */
   schedule(id, rule, value, opts) {
@@ -324,11 +275,7 @@ export class RedisDelayQueue extends Emitter {
     return this.#scheduling.unschedule(id);
   }
 
-  /**
-   * Every schedule of the queue, by id: `{ id, every | cron, timezone, start, catchUp,
-   * overlap, value, nextRun, lastRun, runs, skipped, maxRuns, stopAt, paused }` (times epoch
-   * ms, undefined for none); one that ended stays, with no nextRun.
-   */
+  /** Every schedule of the queue, by id; one that ended stays, with no nextRun. */
   schedules() {
     return this.#scheduling.list();
   }
@@ -356,23 +303,19 @@ export class RedisDelayQueue extends Emitter {
   // --- consuming ------------------------------------------------------------------------
 
   /**
-   * The next due item, leased to this process for visibilityTimeout ms: `{ id, value,
-   * deadline, attempt, ack(), nack(), extend() }`. With `timeout` (ms) it resolves undefined
-   * when that passes; with an AbortSignal it rejects with the signal's reason. A take that
-   * ends so leaves its item in the queue.
+   * The next due item, leased to this process for visibilityTimeout ms; undefined once `timeout`
+   * passes, rejects with the signal's reason when aborted (either leaves its item queued).
    * @param {{ signal?: AbortSignal, timeout?: number }} [opts]
    * @returns {Promise<RedisJob | undefined>}
    */
   take(opts) {
-    let signal;
-    let timeout;
+    let checked;
     try {
-      ({ signal, timeout } = options(opts, "options", ["signal", "timeout"], "take()"));
-      checkSignal(signal, "options.signal");
-      checkTimeout(timeout, "options.timeout");
+      checked = takeOptions(opts);
     } catch (e) {
       return Promise.reject(e);
     }
+    const { signal, timeout } = checked;
     this.#readPolicy();
     return this.#consumer.take(signal, timeout);
   }
@@ -387,11 +330,8 @@ export class RedisDelayQueue extends Emitter {
   }
 
   /**
-   * Runs `handler(value, job)` for each due item, `concurrency` at a time. It acks when the
-   * handler resolves and nacks (retry after `retryDelayMs`, a number or `(attempt, error) =>
-   * ms`) when it throws; after maxAttempts the item goes to the dead letters. The lease is
-   * extended while the handler runs. Returns `{ close() }`: stop taking, let running handlers
-   * finish.
+   * Runs `handler(value, job)` for each due item, `concurrency` at a time: acks when it resolves,
+   * nacks (retry after `retryDelayMs`) when it throws; the lease is extended while it runs.
    * @param {(value: any, job: RedisJob) => unknown} handler
    * @param {{ concurrency?: number, retryDelayMs?: number | ((attempt: number, error: unknown) => number) }} [opts]
    * @returns {import("./engine/worker.js").Worker}
@@ -406,8 +346,8 @@ export class RedisDelayQueue extends Emitter {
   /**
    * Stops: waiting takes reject with ClosedError, process() workers finish their running
    * handlers (and ack them), then the connections this queue opened are closed.
+   * @returns {Promise<void>}
    */
-  /** @returns {Promise<void>} */
   close() {
     if (this.#closing) return this.#closing;
     this.#meters.close();
@@ -436,13 +376,7 @@ export class RedisDelayQueue extends Emitter {
 
   /** Before the queue's first call: whether Redis may evict its keys, said through onerror (once). */
   #readPolicy() {
-    if (this.#policyRead || this.#closing) return;
-    this.#policyRead = true;
-    const conn = this.#conn;
-    const get = () => conn.ask("maxmemory-policy", (client) => client.config("GET", "maxmemory-policy"));
-    checkEviction(get, (e) => this.#options.onerror(e)).then((known) => {
-      if (!known) this.#policyRead = false; // no connection: the next call asks again
-    });
+    if (!this.#closing) this.#policy();
   }
 }
 

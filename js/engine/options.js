@@ -1,10 +1,19 @@
 // What every durable engine (js/redis/, js/postgres/) is given beside its own options, checked:
-// values as JSON, delays, deadlines and process()'s arguments. Bad input gets a TypeError or
+// values as JSON, delays, deadlines, take()'s and process()'s arguments. Bad input gets a TypeError or
 // RangeError naming the argument, before anything changes; the rules every queue shares (an
 // options bag takes only its call's options, undefined is the default, null a value) are those
 // of ./arguments.js.
 
-import { checkMs, deadlineAt, deadlineIn, describe, isRevoked, options } from "./arguments.js";
+import {
+  checkMs,
+  checkSignal,
+  checkTimeout,
+  deadlineAt,
+  deadlineIn,
+  describe,
+  isRevoked,
+  options,
+} from "./arguments.js";
 
 /**
  * Values cross processes as JSON text: what JSON.stringify would silently change or refuse is
@@ -34,6 +43,19 @@ export function processOptions(handler, opts) {
   if (typeof retryDelayMs !== "function") checkMs(retryDelayMs, "options.retryDelayMs");
   const retry = typeof retryDelayMs === "function" ? retryDelayMs : () => retryDelayMs;
   return { concurrency, retry };
+}
+
+/**
+ * take()'s options, checked: `{ signal, timeout }`, an AbortSignal and a number of ms >= 0, each
+ * undefined when not given.
+ * @param {unknown} opts
+ * @returns {{ signal: AbortSignal | undefined, timeout: number | undefined }}
+ */
+export function takeOptions(opts) {
+  const { signal, timeout } = options(opts, "options", ["signal", "timeout"], "take()");
+  checkSignal(signal, "options.signal");
+  checkTimeout(timeout, "options.timeout");
+  return { signal, timeout };
 }
 
 /**

@@ -8,7 +8,7 @@ import { redacted } from "./errors.js";
 import { checkOnerror, maxAttemptsOption, otherUrl, positiveOption } from "../engine/options.js";
 
 // The checks every durable engine shares, where the Redis modules have always found them.
-export { checkDeadline, checkDelay, JSON_RULES, processOptions } from "../engine/options.js";
+export { checkDeadline, checkDelay, JSON_RULES, processOptions, takeOptions } from "../engine/options.js";
 export { checkCursor, checkLimit, cursorOf } from "../engine/cursors.js";
 
 /** The most hash tags one queue may be spread over (`shards`: js/redis/shards.js). */
