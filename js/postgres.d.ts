@@ -10,14 +10,15 @@
  */
 
 import type {
-  AbortSignalLike,
   DurableEngine,
   DurableEngineDeadLetter,
   DurableEngineEvents,
   DurableEngineJob,
   DurableEngineOfferItem,
+  DurableEngineProcessOptions,
   DurableEngineTakerStats,
   DurableEngineWorker,
+  TakeOptions,
   IfExists,
 } from "./tarry.js";
 import type { Json, Jsonable } from "./redis.js";
@@ -127,13 +128,13 @@ export declare class PostgresDelayQueue<T extends Jsonable<T> = Json> {
   /** A new delay for a pending item, counted from this call: true if it was pending. */
   reschedule(id: string, delayMs: number, options?: TransactionOptions): Promise<boolean>;
   /** The next due item, leased to this process. With timeout it resolves undefined when that passes. */
-  take(options?: { signal?: AbortSignalLike; timeout?: number }): Promise<PostgresJob<T> | undefined>;
+  take(options?: TakeOptions): Promise<PostgresJob<T> | undefined>;
   /** `for await (const job of queue)`: takes jobs as they come due, until close(). */
   [Symbol.asyncIterator](): AsyncIterator<PostgresJob<T>>;
   /** Runs handler for each due item, acks on success, nacks (retry after retryDelayMs) on a throw. */
   process(
     handler: (value: T, job: PostgresJob<T>) => unknown,
-    options?: { concurrency?: number; retryDelayMs?: number | ((attempt: number, error: unknown) => number) },
+    options?: DurableEngineProcessOptions,
   ): PostgresWorker;
   /** Removes every item (pending, in flight and dead) and every schedule. */
   clear(): Promise<void>;

@@ -16,8 +16,10 @@ import type {
   DurableEngineEvents,
   DurableEngineJob,
   DurableEngineOfferItem,
+  DurableEngineProcessOptions,
   DurableEngineTakerStats,
   DurableEngineWorker,
+  TakeOptions,
 } from "./tarry.js";
 
 /** JSON data: what an item's value may be. */
@@ -169,13 +171,13 @@ export declare class RedisDelayQueue<T extends Jsonable<T> = Json> {
    */
   take(options?: { signal?: AbortSignalLike; timeout?: undefined }): Promise<RedisJob<T>>;
   /** With a `timeout` (ms): undefined when it passes with nothing due. */
-  take(options?: { signal?: AbortSignalLike; timeout?: number }): Promise<RedisJob<T> | undefined>;
+  take(options?: TakeOptions): Promise<RedisJob<T> | undefined>;
   /** `for await (const job of queue)`: takes jobs as they come due, until close(). */
   [Symbol.asyncIterator](): AsyncIterator<RedisJob<T>>;
   /** Runs handler for each due item, acks on success, nacks (retry after retryDelayMs) on a throw. */
   process(
     handler: (value: T, job: RedisJob<T>) => unknown,
-    options?: { concurrency?: number; retryDelayMs?: number | ((attempt: number, error: unknown) => number) },
+    options?: DurableEngineProcessOptions,
   ): RedisWorker;
   /** Removes every item (pending, in flight and dead) and every schedule. */
   clear(): Promise<void>;

@@ -277,6 +277,14 @@ export interface DurableEngineTakerStats extends DurableEngineStats {
   released: number;
 }
 
+/** `process()`'s options on an engine whose consumers take (RedisDelayQueue, PostgresDelayQueue). */
+export interface DurableEngineProcessOptions {
+  /** Handlers that run at once at most, in this process. Default 1. */
+  concurrency?: number;
+  /** Ms before an item whose handler threw comes back: a number, or (attempt, error) => ms. Default 1000. */
+  retryDelayMs?: number | ((attempt: number, error: unknown) => number);
+}
+
 /** What `process()` returns on an engine whose consumers take (RedisDelayQueue, PostgresDelayQueue). */
 export interface DurableEngineWorker {
   /** Stops taking items and resolves when the running handlers have finished (and acked). */
