@@ -81,6 +81,23 @@ export function checkDeadline(deadline, name) {
 }
 
 /**
+ * A durable engine's constructor options, checked as a bag: an object with only the options
+ * `keys` (`call` names the constructor in messages) and a `name` that is a non-empty string.
+ * The engine checks the rest.
+ * @param {unknown} opts
+ * @param {string[]} keys
+ * @param {string} call e.g. "new RedisDelayQueue()"
+ * @returns {Record<string, any> & { name: string }}
+ */
+export function queueBag(opts, keys, call) {
+  if (opts === undefined) throw new TypeError("options must be an object with a name, got undefined");
+  const o = options(opts, "options", keys, call);
+  if (typeof o.name !== "string" || o.name === "")
+    throw new TypeError(`options.name must be a non-empty string, got ${describe(o.name)}`);
+  return /** @type {Record<string, any> & { name: string }} */ (o);
+}
+
+/**
  * A positive number of ms in an options bag, `fallback` when it is undefined.
  * @param {Record<string, any>} o
  * @param {string} key
