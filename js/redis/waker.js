@@ -196,7 +196,7 @@ export class Waker {
       return;
     }
     const head = Number(message);
-    if (Number.isNaN(head)) return; // a connection's probe (js/redis/connection.js)
+    if (Number.isNaN(head)) return; // a connection's probe (js/redis/probe.js)
     this.#c.counters.messages++;
     this.#heardHead(head);
   }
