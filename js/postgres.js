@@ -90,7 +90,7 @@ export class PostgresDelayQueue extends Emitter {
       o,
       tell: (type, detail) => this.#tell(type, detail),
       listener: async () => Listener.of(await conn.pool, o.onerror),
-      flush: () => outcomes.flush(),
+      carry: () => outcomes.carry(),
       ops: outcomes.ops,
       value: (text) => JSON.parse(text),
     });

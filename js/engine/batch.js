@@ -68,6 +68,28 @@ export class Batcher {
     return done;
   }
 
+  /**
+   * Hands what is gathered to a run the caller makes itself (a statement that carries it along,
+   * as a take carries the acks before it): the entries, and `settle(results)` (one per entry, in
+   * order) or `fail(e)` for their callers. Nothing is sent for them here.
+   * @returns {{ entries: E[], settle: (results: R[]) => void, fail: (e: unknown) => void }}
+   */
+  detach() {
+    const entries = this.#entries;
+    const callers = this.#callers;
+    this.#entries = [];
+    this.#callers = [];
+    return {
+      entries,
+      settle: (results) => {
+        for (const c of callers) c.resolve(results.slice(c.start, c.end));
+      },
+      fail: (e) => {
+        for (const c of callers) c.reject(e);
+      },
+    };
+  }
+
   /** Sends what is gathered now: another call must not overtake the ones before it. */
   flushNow() {
     if (this.#entries.length) this.#flush();

@@ -6,7 +6,8 @@
 //
 // A wake runs the take statement once for all the takes waiting (process() slots included),
 // up to their number: lease expiries, then the due items, leased to this process in one
-// statement (SKIP LOCKED: consumers never wait for one another). Items the take statement
+// statement (SKIP LOCKED: consumers never wait for one another), carrying the acks gathered
+// before it (./outcomes.js carry()). Items the take statement
 // handed out after their take left (aborted, timed out) are released in one statement.
 // Deadlines are the server's epoch ms; the alarm is set in local ms through the offset learned
 // from each reply's server time, erring late, and a wake that finds nothing due re-arms.
@@ -64,7 +65,7 @@ export class Consumer {
    * @param {{ conn: import("./connection.js").Connection, st: import("./statements.js").Statements,
    *   name: string, o: import("./options.js").QueueOptions, tell: (type: string, detail: () => object) => void,
    *   listener: () => Promise<import("./listener.js").Listener>, ops: import("../engine/job.js").JobOps,
-   *   value: (text: string) => unknown, flush: () => void, schedules: import("./schedules.js").PostgresSchedules }} q
+   *   value: (text: string) => unknown, carry: () => ReturnType<import("./outcomes.js").Outcomes["carry"]>, schedules: import("./schedules.js").PostgresSchedules }} q
    */
   constructor(q) {
     this.#q = q;
@@ -172,14 +173,22 @@ export class Consumer {
 
   async #takeRun() {
     const q = this.#q;
-    if (this.settling.size > 0) {
-      this.#q.flush();
-      await Promise.allSettled(this.settling);
-    }
+    if (this.settling.size > 0) await Promise.allSettled(this.settling);
     const n = this.#takers.size;
     if (n === 0) return;
     this.figures.wakes++;
-    const rows = await q.conn.query("take()", q.st.take, [q.name, n, q.o.visibilityTimeout, q.o.maxAttempts]);
+    // The acks gathered before this take go in its statement, first: it sees their outcomes.
+    const acks = q.carry();
+    const values = [q.name, n, q.o.visibilityTimeout, q.o.maxAttempts, acks?.ids ?? [], acks?.tokens ?? []];
+    /** @type {any[]} */
+    let rows;
+    try {
+      rows = await q.conn.query("take()", q.st.take, values);
+    } catch (e) {
+      acks?.fail(e);
+      throw e;
+    }
+    acks?.settle(rows);
     const localAt = localNow();
     const next = rows[rows.length - 1];
     this.#learn(next.at, localAt);
@@ -188,6 +197,7 @@ export class Consumer {
     this.#expiry = next.expiry ?? Number.POSITIVE_INFINITY;
     const taken = [];
     for (const r of rows) {
+      if (r.kind === "a") continue;
       if (r.kind === "t") taken.push(r);
       else if (r.kind === "c") this.#answer(r);
       else if (r.kind === "r" || r.kind === "d") {

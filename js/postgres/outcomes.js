@@ -2,13 +2,14 @@
 // its delivery's token (each changes the item only while that token holds the lease, and
 // resolves false otherwise), with their events.
 //
-// - The acks of one turn go in one ack statement (../engine/batch.js's lazy Batcher), sent
-//   before this process's next take or at the end of the turn.
+// - The acks of one turn go in one statement (../engine/batch.js's lazy Batcher): carried by
+//   this process's next take when it runs first (one round trip and one transaction for both:
+//   carry()), else an ack statement of their own at the end of the turn.
 // - The nacks go one after another, each once the one before it is answered: they may go on
 //   different connections of the pool, and dead letters die in the order their deliveries
 //   failed.
-// - Each ack and nack is among the consumer's settlements until answered: the next take waits
-//   for them, so that it sees their outcomes (./consumer.js).
+// - Each ack statement and nack sent is among the consumer's settlements until answered: the
+//   next take waits for them, so that it sees their outcomes (./consumer.js).
 
 import { Batcher } from "../engine/batch.js";
 import { OFFER_BATCH } from "./producer.js";
@@ -35,17 +36,36 @@ export class Outcomes {
 
   /** What a job asks of its queue (../engine/job.js). @type {import("../engine/job.js").JobOps} */
   ops = {
-    ack: (job, token) => this.#settle(this.#ack(job, token)),
+    ack: (job, token) => this.#ack(job, token),
     nack: (job, token, delayMs, reason) => this.#settle(this.#nack(job, token, delayMs, reason)),
     extend: (job, token, ms) => this.#extend(job, token, ms),
   };
 
-  /** Sends the acks gathered so far (a take is about to run). */
-  flush() {
-    this.#acks.flushNow();
+  /**
+   * The acks gathered so far, for the take about to run to carry (the take statement's ack
+   * arrays), or undefined when there are none: `settle(rows)` with the take's rows (those of
+   * kind 'a' name the items acked) or `fail(e)` when the take failed.
+   */
+  carry() {
+    const batch = this.#acks.detach();
+    if (batch.entries.length === 0) return undefined;
+    const ids = batch.entries.map(([job]) => idBytes(job.id));
+    return {
+      ids,
+      tokens: batch.entries.map(([, token]) => token),
+      settle: (/** @type {any[]} */ rows) =>
+        batch.settle(
+          this.#acked(
+            batch.entries,
+            ids,
+            rows.filter((r) => r.kind === "a"),
+          ),
+        ),
+      fail: batch.fail,
+    };
   }
 
-  /** An ack or nack, counted among the consumer's settlements until it is answered. @param {Promise<boolean>} p */
+  /** An ack statement or nack, counted among the consumer's settlements until it is answered. @template T @param {Promise<T>} p */
   #settle(p) {
     const settling = this.#q.consumer().settling;
     settling.add(p);
@@ -60,10 +80,20 @@ export class Outcomes {
   }
 
   /** One turn's acks in one statement: each true if its delivery still held the lease. @param {[Job, string][]} entries */
-  async #ackAll(entries) {
+  #ackAll(entries) {
     const q = this.#q;
     const ids = entries.map(([job]) => idBytes(job.id));
-    const rows = await q.query("ack()", q.st.ack, [q.o.name, ids, entries.map(([, token]) => token)]);
+    const sent = q.query("ack()", q.st.ack, [q.o.name, ids, entries.map(([, token]) => token)]);
+    this.#settle(sent);
+    return sent.then((rows) => this.#acked(entries, ids, rows));
+  }
+
+  /**
+   * Each entry's outcome from the rows of the items acked, with their events.
+   * @param {[Job, string][]} entries @param {Buffer[]} ids @param {{ id: Buffer }[]} rows
+   */
+  #acked(entries, ids, rows) {
+    const q = this.#q;
     const acked = new Set(rows.map((r) => r.id.toString("hex")));
     return entries.map(([job], i) => {
       const done = acked.delete(ids[i].toString("hex"));

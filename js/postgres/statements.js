@@ -12,7 +12,7 @@ export function statementsOf(schema) {
     listen: `LISTEN "tarry.${schema}"`,
     offer: `SELECT head, at FROM ${s}.offer($1, $2::bytea[], $3::text[], $4::"char"[], $5::float8[], $6::"char"[], $7)`,
     reschedule: `SELECT found, head FROM ${s}.reschedule($1, $2, $3, $4)`,
-    take: `SELECT kind, id, value, deadline, attempt, token::text AS token, schedule, reason, seq::text AS seq, expiry, at FROM ${s}.take($1, $2, $3, $4)`,
+    take: `SELECT kind, id, value, deadline, attempt, token::text AS token, schedule, reason, seq::text AS seq, expiry, at FROM ${s}.take($1, $2, $3, $4, $5::bytea[], $6::bigint[])`,
     ack: `SELECT id, schedule, at FROM ${s}.ack($1, $2::bytea[], $3::bigint[])`,
     nack: `SELECT outcome, deadline, schedule, at FROM ${s}.nack($1, $2, $3, $4, $5, $6)`,
     extend: `SELECT ${s}.extend($1, $2, $3, $4) AS expiry`,

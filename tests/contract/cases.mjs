@@ -12,8 +12,9 @@
 //   consume(queue, n, handler, { retryDelayMs }?) → the engine's own consumer (process() on
 //     Redis, deliver() from the object's alarm on Durable Objects) runs handler(value, job)
 //     until n deliveries have been made, and resolves once the queue has stored their
-//     outcomes, with [{ id, value, deadline, attempt, at }] in the order handed out (`at`:
-//     Date.now() as the handler began). A case makes no more than n deliveries due meanwhile.
+//     outcomes, with [{ id, value, deadline, attempt, schedule, at }] in the order handed out
+//     (delivery() below; `at`: Date.now() as the handler began). A case makes no more than n
+//     deliveries due meanwhile.
 //   state(queue) → everything the engine holds for the queue, to compare before and after
 //   unstorable: [[label, value, path]]: values it cannot hold, and the path its TypeError names
 //   tied(name) → an id for `name` in the scope where equal deadlines come out first in, first
@@ -47,6 +48,14 @@ function assertOnTime(deliveries) {
   for (const d of deliveries) {
     assert.ok(d.at >= Math.floor(d.deadline), `${JSON.stringify(d.value)} handed out ${d.deadline - d.at} ms early`);
   }
+}
+
+/**
+ * What every engine's consume() records of one delivery, as its handler begins: the item, and
+ * `at` (Date.now() then), which the cases hold against its deadline.
+ */
+export function delivery(value, job) {
+  return { id: job.id, value, deadline: job.deadline, attempt: job.attempt, schedule: job.schedule, at: Date.now() };
 }
 
 /** Consumes n and checks that none came early. */

@@ -6,6 +6,8 @@
 // (with the alarm run as workerd runs it), tests/contract/worker.mjs inside a real Durable
 // Object. Nothing Node-only here.
 
+import { delivery } from "./cases.mjs";
+
 /** How long a consumer waits for its deliveries, and a delivery for a consumer, before failing. */
 const LIMIT_MS = 20_000;
 
@@ -116,15 +118,7 @@ export class DurableHost {
 
   async #dispatch(value, job) {
     const consumer = await this.#consumerWithRoom();
-    const delivery = {
-      id: job.id,
-      value,
-      deadline: job.deadline,
-      attempt: job.attempt,
-      schedule: job.schedule,
-      at: Date.now(),
-    };
-    consumer.deliveries.push(delivery);
+    consumer.deliveries.push(delivery(value, job));
     if (consumer.deliveries.length === consumer.n) this.#consumer = null; // full: later deliveries wait
     this.#last = consumer;
     try {

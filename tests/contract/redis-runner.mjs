@@ -1,19 +1,16 @@
 // The engine contract (cases.mjs) against RedisDelayQueue, as users import it, on a private
 // redis-server (tools/redis-server.mjs: a free loopback port, stopped after): one queue,
 // or with `shards` one queue over that many hash tags (js/redis/shards.js), whose state is
-// every shard's keys together. Consumption is process(handler, { retryDelayMs }) with one
-// slot, stopped once n deliveries have settled. Run by redis.test.mjs and redis-shards.test.mjs.
+// every shard's keys together; run by server-engine.mjs (consumed by process()). Run by
+// redis.test.mjs and redis-shards.test.mjs.
 //
-// Where RedisDelayQueue does not keep the contract yet, the case is listed below, with why:
-// an expected failure must still fail (with an error matching the pattern), so the list can
-// only shrink; a case that needs a method Redis lacks is left out, and a test checks the
-// method is still missing, so the case comes back once it lands.
-import { after, before, test } from "node:test";
-import assert from "node:assert/strict";
+// Where RedisDelayQueue does not keep the contract yet, the case is listed below, with why
+// (server-engine.mjs holds both lists to their word).
+import { after, before } from "node:test";
 import { Redis } from "ioredis";
 import { RedisDelayQueue } from "tarry-queue/redis";
 import { startRedis } from "../../tools/redis-server.mjs";
-import { register } from "./register.mjs";
+import { runServerEngine } from "./server-engine.mjs";
 import { shardOf } from "../../js/redis/shards.js";
 
 /**
@@ -26,14 +23,6 @@ const expectedFailures = {};
 /** Cases left out: the method each needs that RedisDelayQueue does not have yet. None. */
 /** @type {Record<string, string>} */
 const leftOut = {};
-
-/** Values JSON cannot hold, and the path each TypeError must name. */
-const unstorable = [
-  ["a bigint inside", { a: { b: 1n } }, ".a.b"],
-  ["a Date inside", { when: new Date() }, ".when"],
-  ["undefined in an array", { list: [1, undefined] }, ".list[1]"],
-  ["a function", () => {}, ""],
-];
 
 /**
  * An id for `name` that a queue over `k` shards keeps on its first shard, where FIFO among equal
@@ -50,7 +39,6 @@ function onFirstShard(name, k) {
 export function runRedis(extra = {}) {
   let server;
   let raw; // a plain client, to read what Redis holds for a queue
-  let serial = 0;
 
   before(async () => {
     server = await startRedis();
@@ -62,48 +50,7 @@ export function runRedis(extra = {}) {
     await server?.stop();
   });
 
-  test("the cases left out need methods RedisDelayQueue still lacks", () => {
-    for (const [name, method] of Object.entries(leftOut)) {
-      assert.equal(typeof RedisDelayQueue.prototype[method], "undefined", `${method} exists now: run "${name}"`);
-    }
-  });
-
-  /** Runs handler on n deliveries with process(), one at a time, then stops (resolving once their acks and nacks are done). */
-  function consume(queue, n, handler, { retryDelayMs = 1000 } = {}) {
-    return new Promise((resolve, reject) => {
-      const deliveries = [];
-      let worker;
-      const timer = setTimeout(() => {
-        worker?.close();
-        reject(new Error(`consume(): ${deliveries.length} of ${n} deliveries in 20 s`));
-      }, 20_000);
-      worker = queue.process(
-        async (value, job) => {
-          deliveries.push({
-            id: job.id,
-            value,
-            deadline: job.deadline,
-            attempt: job.attempt,
-            schedule: job.schedule,
-            at: Date.now(),
-          });
-          try {
-            return await handler(value, job);
-          } finally {
-            if (deliveries.length === n) {
-              // close() waits for this handler's ack or nack: not awaited here.
-              worker.close().then(() => {
-                clearTimeout(timer);
-                resolve(deliveries);
-              }, reject);
-            }
-          }
-        },
-        { retryDelayMs },
-      );
-    });
-  }
-
+  /** Every key of the queue (of each shard), together. */
   async function state(queue) {
     const all = { items: {}, pending: [], leased: [], dead: [], reasons: {}, schedules: {} };
     for (const k of queue.keys.shards ?? [queue.keys]) {
@@ -117,26 +64,13 @@ export function runRedis(extra = {}) {
     return all;
   }
 
-  register(
-    async (c) => {
-      const queues = [];
-      const engine = {
-        name: extra.shards ? `RedisDelayQueue (shards: ${extra.shards})` : "RedisDelayQueue",
-        open: async (opts) => {
-          const q = new RedisDelayQueue({ redis: server.url, name: `contract-${++serial}`, ...extra, ...opts });
-          queues.push(q);
-          return q;
-        },
-        consume,
-        state,
-        unstorable,
-        tied: (name) => onFirstShard(name, extra.shards ?? 1),
-      };
-      return {
-        run: () => c.run(engine),
-        dispose: () => Promise.all(queues.map((q) => q.close())),
-      };
-    },
-    { expectedFailures, leftOut },
-  );
+  runServerEngine({
+    name: extra.shards ? `RedisDelayQueue (shards: ${extra.shards})` : "RedisDelayQueue",
+    Queue: RedisDelayQueue,
+    open: (name, opts) => new RedisDelayQueue({ redis: server.url, name, ...extra, ...opts }),
+    state,
+    tied: (name) => onFirstShard(name, extra.shards ?? 1),
+    expectedFailures,
+    leftOut,
+  });
 }

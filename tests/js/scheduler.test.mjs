@@ -5,6 +5,7 @@ import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
 import { fileURLToPath } from "node:url";
 import { Scheduler } from "tarry-queue";
+import { watchHostTimers } from "../host-timers.mjs";
 
 const root = fileURLToPath(new URL("../..", import.meta.url));
 const now = () => performance.now();
@@ -13,38 +14,6 @@ const hostSetTimeout = globalThis.setTimeout;
 const sleep = (ms) => new Promise((r) => hostSetTimeout(r, ms));
 /** Lateness allowed on a noisy 2-core machine; order and never-early are exact. */
 const LATE_MS = 2000;
-
-/** Counts the host timers armed and not yet fired or cleared, for the whole test. */
-function watchHostTimers() {
-  const { setTimeout: st, clearTimeout: ct } = globalThis;
-  const live = new Set();
-  const w = {
-    live,
-    max: 0,
-    restore() {
-      globalThis.setTimeout = st;
-      globalThis.clearTimeout = ct;
-    },
-  };
-  globalThis.setTimeout = (fn, ms, ...args) => {
-    const id = st(
-      (...a) => {
-        live.delete(id);
-        fn(...a);
-      },
-      ms,
-      ...args,
-    );
-    live.add(id);
-    w.max = Math.max(w.max, live.size);
-    return id;
-  };
-  globalThis.clearTimeout = (id) => {
-    live.delete(id);
-    ct(id);
-  };
-  return w;
-}
 
 /** Resolves once `s` has no callbacks left (polled; never more than `limit` ms). */
 async function settled(s, limit = 5000) {

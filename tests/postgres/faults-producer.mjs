@@ -1,10 +1,11 @@
-// The producer process of tests/postgres/faults.test.mjs (forked by ./faults-fleet.mjs): offers
-// `count` items, each due minDelay..maxDelay ms after its call, in offerMany calls of `batch`
+// The producer process of tests/postgres/faults.test.mjs (forked through
+// tests/engines/fleet.mjs): offers `count` items, each due minDelay..maxDelay ms after its call, in offerMany calls of `batch`
 // (or one offer() each when batch is 1), `inFlight` calls at a time, spread over `overMs`. A
 // call that rejects (Postgres restarting) is not retried: only what an offer resolved is
 // promised, and a rejected one may or may not have been stored (its commit may have gone
 // through before the connection dropped), so each item has its id from here. Sends
-// { offered: [[id, notBefore]], maybe: [[id, notBefore]] (the rejected ones), rejected } and exits.
+// { offered: [[name, id, notBefore, 1]], maybe: the same for the rejected ones, rejected } and
+// exits (tests/engines/fleet.mjs: what a producer reports).
 //
 // argv[2]: JSON { url, name, count, minDelay, maxDelay, batch, inFlight, overMs }
 
@@ -32,16 +33,16 @@ async function call() {
   const before = Date.now();
   const items = Array.from({ length: n }, (_, i) => {
     const delayMs = cfg.minDelay + Math.floor(Math.random() * (cfg.maxDelay - cfg.minDelay));
-    return { id: `${process.pid}-${first + i}`, value: { n: first + i }, delayMs, notBefore: before + delayMs };
+    return { id: `${process.pid}-${first + i}`, value: { n: first + i, v: 1 }, delayMs, notBefore: before + delayMs };
   });
   try {
     const ids =
       n === 1
         ? [await q.offer(items[0].value, items[0].delayMs, { id: items[0].id })]
         : await q.offerMany(items.map(({ id, value, delayMs }) => ({ id, value, delayMs })));
-    for (const [i, id] of ids.entries()) offered.push([id, items[i].notBefore]);
+    for (const [i, id] of ids.entries()) offered.push([cfg.name, id, items[i].notBefore, 1]);
   } catch {
-    for (const item of items) maybe.push([item.id, item.notBefore]);
+    for (const item of items) maybe.push([cfg.name, item.id, item.notBefore, 1]);
     rejected += n;
   }
 }

@@ -13,11 +13,17 @@ import { promisify } from "node:util";
 import { PostgresDelayQueue } from "tarry-queue/postgres";
 import { load } from "../../tools/pg-deps.mjs";
 import { startPostgres } from "../../tools/postgres-server.mjs";
-import { allDelivered, check, produce, startWorker, until } from "./faults-fleet.mjs";
+import * as fleet from "../engines/fleet.mjs";
+import { killLeaseHolder } from "../engines/faults.mjs";
+import { allDelivered, check, expected, until } from "../engines/fleet.mjs";
 
 const pg = (await load("pg")).default;
 const run = promisify(execFile);
 const say = (...a) => console.log(`# ${a.join(" ")}`);
+
+/** A worker process (./faults-worker.mjs) and the producer (./faults-producer.mjs), through tests/engines/fleet.mjs. */
+const startWorker = (cfg) => fleet.startWorker(new URL("./faults-worker.mjs", import.meta.url), cfg);
+const produce = (cfg) => fleet.produce(new URL("./faults-producer.mjs", import.meta.url), cfg);
 
 /** Runs body(server, workers, pool) on a private cluster; kills the workers left and stops it afterwards. */
 async function withPostgres(body) {
@@ -45,12 +51,12 @@ test("three worker processes and a producer, 10^4 items due within 5 s: each del
     await Promise.all(workers.map((w) => w.ready));
     const produced = await produce({ ...base, count: 10_000, minDelay: 1000, maxDelay: 5000, batch: 500 });
     assert.equal(produced.rejected, 0);
-    await until(() => allDelivered(produced.offered, workers), 60_000, "every item to be delivered");
+    const want = expected(produced);
+    await until(() => allDelivered(want, workers), 60_000, "every item to be delivered");
     await sleep(1000); // anything delivered twice would show up in this second
     await Promise.all(workers.map((w) => w.stop()));
     const figures = check(produced, workers, { exactlyOnce: true });
     say(`10^4 items, 3 workers: lateness p50 ${figures.p50} ms, p99 ${figures.p99} ms, max ${figures.max} ms`);
-    if (figures.twice.length > 0) say(`KNOWN DEFECT, delivered twice as attempt 1: ${figures.twice.join(", ")}`);
     assert.equal(figures.delivered, 10_000);
     assert.ok(
       workers.every((w) => w.got.length > 0),
@@ -63,36 +69,13 @@ test("three worker processes and a producer, 10^4 items due within 5 s: each del
 
 test("kill -9 of a worker holding leased items: another gets them within visibilityTimeout + 1 s", async () => {
   await withPostgres(async (server, workers, pool) => {
-    const vis = 1500;
-    const base = { url: server.url, name: "jobs", visibilityTimeout: vis };
-    const holder = startWorker({ ...base, mode: "hold", concurrency: 20 });
-    workers.push(holder);
-    await holder.ready;
-    const q = new PostgresDelayQueue({ pg: pool, name: "jobs" });
-    const ids = await q.offerMany(Array.from({ length: 20 }, (_, n) => ({ value: { n }, delayMs: 0 })));
-    await until(() => holder.got.length === 20, 10_000, "the holder to lease all 20");
-    const other = startWorker({ ...base, mode: "process", concurrency: 20 });
-    workers.push(other);
-    await other.ready;
-    // The holder's handlers run for two lease lengths: its leases are extended meanwhile.
-    await sleep(2 * vis);
-    assert.equal(other.got.length, 0, "an item was redelivered while its holder was alive and extending");
-    const killed = Date.now();
-    holder.child.kill("SIGKILL");
-    await until(() => other.got.length >= 20, 15_000, "the 20 leased items to come back");
-    const back = Math.max(...other.got.map((g) => g[1])) - killed;
-    say(`kill -9 with 20 items leased: all 20 redelivered ${back} ms after the kill (visibilityTimeout ${vis} ms)`);
-    assert.deepEqual(other.got.map((g) => g[0]).sort(), [...ids].sort());
-    assert.ok(
-      other.got.every((g) => g[3] === 2),
-      "redelivered items carry attempt 2",
-    );
-    assert.ok(back <= vis + 1000, `redelivered ${back} ms after the kill, more than visibilityTimeout + 1 s`);
-    await sleep(300);
-    const s = await q.stats();
-    assert.deepEqual([s.pending, s.inFlight], [0, 0]);
-    await q.close();
-    await other.stop();
+    const queue = new PostgresDelayQueue({ pg: pool, name: "jobs" });
+    try {
+      const base = { url: server.url, name: "jobs", visibilityTimeout: 1500 };
+      await killLeaseHolder({ startWorker, base, queue, workers, comeBackMs: 15_000, settleMs: 300 });
+    } finally {
+      await queue.close();
+    }
   });
 });
 
@@ -121,7 +104,8 @@ test("Postgres crash-restarted mid-run (pg_ctl restart -m immediate): every item
       `crash restart: ${produced.offered.length} offers resolved, ${produced.rejected} rejected (their items may or may not be stored)`,
     );
     assert.ok(produced.offered.length > 1000, "offers resolved before and after the crash");
-    await until(() => allDelivered(produced.offered, workers), 60_000, "every resolved offer to be delivered");
+    const want = expected(produced);
+    await until(() => allDelivered(want, workers), 60_000, "every resolved offer to be delivered");
     await Promise.all(workers.map((w) => w.stop()));
     // At least once: an item delivered when the crash came may come again.
     check(produced, workers, { exactlyOnce: false });
@@ -158,13 +142,15 @@ test("every connection terminated (pg_terminate_backend) twice: the workers reco
     await sleep(2000); // the workers' reconnections
     const after = await produce({ ...base, count: 200, minDelay: 500, maxDelay: 1500, batch: 20 });
     assert.equal(after.rejected, 0);
-    const all = { offered: [...producedDuring.offered, ...after.offered] };
-    await until(() => allDelivered(all.offered, workers), 30_000, "every resolved offer to be delivered");
+    // A rejected offer may or may not have been written: its item may come out, uncounted.
+    const all = { offered: [...producedDuring.offered, ...after.offered], maybe: producedDuring.maybe };
+    const want = expected(all);
+    await until(() => allDelivered(want, workers), 30_000, "every resolved offer to be delivered");
     await Promise.all(workers.map((w) => w.stop()));
     check(all, workers, { exactlyOnce: false });
     const later = check(
       after,
-      [{ got: workers.flatMap((w) => w.got).filter((g) => after.offered.some(([id]) => id === g[0])) }],
+      [{ got: workers.flatMap((w) => w.got).filter((g) => after.offered.some(([, id]) => id === g[1])) }],
       {
         exactlyOnce: false,
       },
@@ -232,25 +218,25 @@ test("a per-second cron through kill -9 of a worker holding an occurrence: none 
     const killed = Date.now();
     holder.child.kill("SIGKILL");
     const [held] = holder.got;
-    await until(() => other.got.some((g) => g[0] === held[0]), vis + 10_000, "the held occurrence to come back");
-    const back = other.got.find((g) => g[0] === held[0]);
+    await until(() => other.got.some((g) => g[1] === held[1]), vis + 10_000, "the held occurrence to come back");
+    const back = other.got.find((g) => g[1] === held[1]);
     await sleep(3000); // and the schedule goes on
     await q.unschedule("tick");
     await other.stop();
     const got = [...holder.got, ...other.got];
-    for (const [id, at, deadline] of got) {
+    for (const [, id, at, deadline] of got) {
       assert.ok(at >= deadline, `${id} handed out ${deadline - at} ms early`);
       assert.equal(id, `tick@${deadline}`);
     }
-    const dues = [...new Set(got.map((g) => g[2]))].sort((a, b) => a - b);
+    const dues = [...new Set(got.map((g) => g[3]))].sort((a, b) => a - b);
     for (let i = 1; i < dues.length; i++) assert.equal(dues[i] - dues[i - 1], 1000, `consecutive seconds: ${dues}`);
     assert.ok(dues.at(-1) > killed + 1000, "occurrences after the kill");
-    assert.ok(back[3] >= 2, "the held occurrence comes back as attempt 2");
+    assert.ok(back[4] >= 2, "the held occurrence comes back as attempt 2");
     say(
-      `cron through kill -9: ${dues.length} consecutive seconds, the held one back ${back[1] - killed} ms after the kill`,
+      `cron through kill -9: ${dues.length} consecutive seconds, the held one back ${back[2] - killed} ms after the kill`,
     );
     // Wide: its lease runs out vis after it was last extended, and the machine is shared.
-    assert.ok(back[1] - killed <= vis + 5000, `the held occurrence came back ${back[1] - killed} ms after the kill`);
+    assert.ok(back[2] - killed <= vis + 5000, `the held occurrence came back ${back[2] - killed} ms after the kill`);
     await q.close();
   });
 });

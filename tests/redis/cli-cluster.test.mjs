@@ -3,15 +3,11 @@
 // that a queue was ever used looks at every shard and lists the names on every primary.
 import { after, before, test } from "node:test";
 import assert from "node:assert/strict";
-import { execFile, spawn } from "node:child_process";
-import { fileURLToPath } from "node:url";
-import { promisify } from "node:util";
 import { Cluster } from "ioredis";
 import { RedisDelayQueue } from "tarry-queue/redis";
 import { startCluster } from "../../tools/redis-server.mjs";
+import { run, startDashboard, stopDashboard } from "../engines/cli.mjs";
 
-const cli = fileURLToPath(new URL("../../js/cli.js", import.meta.url));
-const run = promisify(execFile);
 const HOUR = 3_600_000;
 
 let cluster;
@@ -34,6 +30,9 @@ before(async () => {
   await job.nack({ reason: "refused" });
 });
 
+/** `tarry-queue inspect` of the sharded queue across the Cluster. */
+const inspectSpread = (...args) => run("inspect", "--cluster", seeds, "--name", "spread", "--shards", "3", ...args);
+
 after(async () => {
   await queue?.close();
   client?.disconnect();
@@ -51,19 +50,7 @@ test("the sharded queue's items are on all three primaries", async () => {
 });
 
 test("inspect --cluster: counts and the next deadlines in order across the shards, the dead letter", async () => {
-  const { stdout } = await run(process.execPath, [
-    cli,
-    "inspect",
-    "--cluster",
-    seeds,
-    "--name",
-    "spread",
-    "--shards",
-    "3",
-    "--json",
-    "--limit",
-    "4",
-  ]);
+  const { stdout } = await inspectSpread("--json", "--limit", "4");
   const r = JSON.parse(stdout);
   assert.deepEqual(r.counts, { pending: 9, inFlight: 0, dead: 1 });
   assert.deepEqual(
@@ -74,57 +61,39 @@ test("inspect --cluster: counts and the next deadlines in order across the shard
     r.deadLetters.map((d) => [d.id, d.reason]),
     [["dies", "refused"]],
   );
-  const text = (await run(process.execPath, [cli, "inspect", "--cluster", seeds, "--name", "spread", "--shards", "3"]))
-    .stdout;
+  const text = (await inspectSpread()).stdout;
   assert.match(text.split("\n")[0], /^queue spread on the Cluster at 127\.0\.0\.1:\d+,.*: running$/);
 });
 
 test("inspect --cluster of a queue never used: exit 1, the names on every primary listed", async () => {
-  await assert.rejects(run(process.execPath, [cli, "inspect", "--cluster", seeds, "--name", "nothing"]), (e) => {
+  await assert.rejects(run("inspect", "--cluster", seeds, "--name", "nothing"), (e) => {
     assert.equal(e.code, 1);
     assert.match(e.stderr, /no queue named "nothing" was ever used on the Cluster at/);
     assert.match(e.stderr, /the queues there: spread\n/, "one name for the three shards");
     return true;
   });
   await assert.rejects(
-    run(process.execPath, [cli, "inspect", "--cluster", "127.0.0.1", "--name", "x"]),
+    run("inspect", "--cluster", "127.0.0.1", "--name", "x"),
     (e) => e.code === 2 && /--cluster must be host:port/.test(e.stderr),
   );
   await assert.rejects(
-    run(process.execPath, [cli, "inspect", "--cluster", seeds, "--redis", "redis://127.0.0.1:1", "--name", "x"]),
+    run("inspect", "--cluster", seeds, "--redis", "redis://127.0.0.1:1", "--name", "x"),
     (e) => e.code === 2 && /not both/.test(e.stderr),
   );
 });
 
 test("dashboard --cluster: serves the sharded queue, and a change reaches it", async (t) => {
-  const child = spawn(
-    process.execPath,
-    [
-      cli,
-      "dashboard",
-      "--cluster",
-      seeds,
-      "--name",
-      "spread",
-      "--shards",
-      "3",
-      "--port",
-      "0",
-      "--token",
-      "cluster-token",
-    ],
-    { stdio: ["ignore", "pipe", "inherit"] },
-  );
-  t.after(() => child.kill("SIGKILL"));
-  const line = await new Promise((resolve, reject) => {
-    let out = "";
-    child.stdout.on("data", (d) => {
-      out += d;
-      if (out.includes("\n")) resolve(out.trim());
-    });
-    child.once("exit", (code) => reject(new Error(`exited with ${code}`)));
-  });
-  const base = /(http:\/\/[^\s#]+\/)/.exec(line)[1];
+  const dashboard = await startDashboard(t, [
+    "--cluster",
+    seeds,
+    "--name",
+    "spread",
+    "--shards",
+    "3",
+    "--token",
+    "cluster-token",
+  ]);
+  const { base } = dashboard;
   const stats = await (await fetch(`${base}api/queues/spread/stats`)).json();
   assert.deepEqual([stats.stats.pending, stats.stats.dead], [9, 1]);
   const pending = await (await fetch(`${base}api/queues/spread/pending?limit=9`)).json();
@@ -139,6 +108,5 @@ test("dashboard --cluster: serves the sharded queue, and a change reaches it", a
   });
   assert.deepEqual(await retried.json(), { done: true });
   assert.equal((await queue.get("dies")).state, "pending");
-  child.kill("SIGTERM");
-  await new Promise((resolve) => child.once("exit", resolve));
+  await stopDashboard(dashboard);
 });

@@ -8,24 +8,15 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import { spawn } from "node:child_process";
 import { readFileSync } from "node:fs";
-import { createServer } from "node:net";
 import { setTimeout as sleep } from "node:timers/promises";
 import { Redis } from "ioredis";
 import { RedisDelayQueue } from "tarry-queue/redis";
 import { privateRedis } from "./fixture.mjs";
 import { startRedis } from "../../tools/redis-server.mjs";
+import { deadPort } from "../engines/dead-port.mjs";
 
 const fx = privateRedis("c");
 const open = fx.open;
-
-/** A loopback port nothing listens on. */
-async function deadPort() {
-  const s = createServer();
-  await new Promise((resolve) => s.listen(0, "127.0.0.1", resolve));
-  const { port } = s.address();
-  await new Promise((resolve) => s.close(resolve));
-  return port;
-}
 
 /** How `promise` settles, and after how many ms. */
 async function timed(promise) {

@@ -1,38 +1,7 @@
-// Every ```js redis block of README.md and docs/ (scripts/docs/blocks.mjs), run as written
-// with REDIS_URL naming a private redis-server (one per block, so each starts empty), from a
-// file inside this package so that "tarry-queue/redis" resolves to it: it must exit 0 and,
-// when an output block follows it, print exactly that.
-import { test } from "node:test";
-import assert from "node:assert/strict";
-import { spawnSync } from "node:child_process";
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
-import { join } from "node:path";
-import { blocksFor, root } from "../../scripts/docs/blocks.mjs";
+// Every ```js redis block of README.md and docs/, run as written with REDIS_URL naming a
+// private redis-server of its own (tests/engines/docs.mjs: it must exit 0 and print its
+// output block).
 import { startRedis } from "../../tools/redis-server.mjs";
+import { runDocBlocks } from "../engines/docs.mjs";
 
-const blocks = blocksFor("redis");
-
-test("the docs have redis blocks", () => {
-  assert.ok(blocks.length >= 2, `${blocks.length} redis blocks`);
-});
-
-for (const b of blocks) {
-  test(`${b.where}: runs as written${b.output === undefined ? "" : " and prints its output block"}`, async () => {
-    const redis = await startRedis();
-    const dir = mkdtempSync(join(root, ".docs-redis-"));
-    try {
-      writeFileSync(join(dir, "main.mjs"), b.code);
-      const r = spawnSync(process.execPath, ["main.mjs"], {
-        cwd: dir,
-        encoding: "utf8",
-        timeout: 30_000,
-        env: { ...process.env, REDIS_URL: redis.url },
-      });
-      assert.equal(r.status, 0, `${b.where} exited with ${r.status} (${r.signal ?? "no signal"}):\n${r.stderr}`);
-      if (b.output !== undefined) assert.equal(r.stdout, b.output, `${b.where}: stdout`);
-    } finally {
-      rmSync(dir, { recursive: true, force: true });
-      await redis.stop();
-    }
-  });
-}
+runDocBlocks("redis", { least: 2, start: () => startRedis(), variable: "REDIS_URL" });

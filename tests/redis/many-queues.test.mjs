@@ -10,6 +10,7 @@ import { setTimeout as sleep } from "node:timers/promises";
 import { Redis } from "ioredis";
 import { RedisDelayQueue } from "tarry-queue/redis";
 import { startRedis } from "../../tools/redis-server.mjs";
+import { watchHostTimers } from "../host-timers.mjs";
 
 const MANY = 2000;
 
@@ -190,24 +191,7 @@ test("one server clock per shared client: the first offers of a thousand queues 
 
 test("queues in one process share one host timer: 200 queues waiting on their heads arm as many host timers as one", async () => {
   const errors = [];
-  const live = new Set();
-  const { setTimeout: set, clearTimeout: clear } = globalThis;
-  globalThis.setTimeout = (fn, ms, ...args) => {
-    const id = set(
-      (...a) => {
-        live.delete(id);
-        fn(...a);
-      },
-      ms,
-      ...args,
-    );
-    live.add(id);
-    return id;
-  };
-  globalThis.clearTimeout = (id) => {
-    live.delete(id);
-    clear(id);
-  };
+  const host = watchHostTimers();
   try {
     /** Host timers armed while `n` queues each wait for an item a minute away. */
     const armedWith = async (n) => {
@@ -218,7 +202,7 @@ test("queues in one process share one host timer: 200 queues waiting on their he
       const stats = await Promise.all(queues.map((q) => q.stats()));
       for (const s of stats) assert.equal(s.timersArmed, 1, "each queue's own alarm is armed");
       await sleep(100);
-      const armed = live.size;
+      const armed = host.live.size;
       await Promise.all(queues.map((q) => q.close()));
       await Promise.all(takes);
       return armed;
@@ -227,8 +211,7 @@ test("queues in one process share one host timer: 200 queues waiting on their he
     const many = await armedWith(200);
     assert.ok(many <= one + 1, `200 waiting queues arm ${many} host timers, one queue ${one}`);
   } finally {
-    globalThis.setTimeout = set;
-    globalThis.clearTimeout = clear;
+    host.restore();
   }
   assert.deepEqual(errors, []);
 });

@@ -1,5 +1,5 @@
-// The producer process of the Redis tests (forked by tests/redis/fleet.mjs): offers items and
-// reports, for each offer that resolved, the earliest time (Date.now() before the call + the
+// The producer process of the Redis tests (forked through tests/redis/fleet.mjs): offers items
+// and reports, for each offer that resolved, the earliest time (Date.now() before the call + the
 // delay) its item may come out.
 //
 // argv[2]: JSON { url | cluster, names, count (per queue), minDelay, maxDelay, paceMs, edits, shards }

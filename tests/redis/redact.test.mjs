@@ -5,11 +5,11 @@
 
 import { after, before, test } from "node:test";
 import assert from "node:assert/strict";
-import { createServer } from "node:net";
 import { inspect } from "node:util";
 import { Redis } from "ioredis";
 import { RedisDelayQueue } from "tarry-queue/redis";
 import { startRedis } from "../../tools/redis-server.mjs";
+import { deadPort } from "../engines/dead-port.mjs";
 
 const SECRET = "S3cretPassw0rd";
 
@@ -18,15 +18,6 @@ function assertRedacted(e, what) {
   assert.ok(e instanceof Error, `${what}: not an error: ${inspect(e)}`);
   const text = `${inspect(e, { depth: 10 })}\n${e.stack}\n${String(e.cause?.stack ?? "")}`;
   assert.ok(!text.includes(SECRET), `${what} shows the password:\n${text}`);
-}
-
-/** A loopback port nothing listens on. */
-async function deadPort() {
-  const s = createServer();
-  await new Promise((resolve) => s.listen(0, "127.0.0.1", resolve));
-  const { port } = s.address();
-  await new Promise((resolve) => s.close(resolve));
-  return port;
 }
 
 let server;

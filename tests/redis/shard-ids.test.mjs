@@ -8,18 +8,9 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { privateRedis } from "./fixture.mjs";
+import { crc16 } from "./crc16.mjs";
 
 const fx = privateRedis("sid");
-
-/** CRC16-CCITT (XMODEM) of a string's UTF-8 bytes, bit by bit (Redis Cluster's key hash). */
-function crc16(s) {
-  let crc = 0;
-  for (const byte of new TextEncoder().encode(s)) {
-    crc ^= byte << 8;
-    for (let b = 0; b < 8; b++) crc = crc & 0x8000 ? ((crc << 1) ^ 0x1021) & 0xffff : (crc << 1) & 0xffff;
-  }
-  return crc;
-}
 
 /** A schedule id `<base>@<n>` whose shard among 3 is not the shard of `<base>` (where a split at its first "@" would look). */
 function misleadingId(base) {

@@ -15,16 +15,8 @@ import { Cluster } from "ioredis";
 import { RedisDelayQueue } from "tarry-queue/redis";
 import { startCluster } from "../../tools/redis-server.mjs";
 import { correctnessRun } from "./fleet.mjs";
+import { crc16 } from "./crc16.mjs";
 
-/** CRC16-CCITT (XMODEM) of a string's UTF-8 bytes, bit by bit (Redis Cluster's key hash). */
-function crc16(s) {
-  let crc = 0;
-  for (const byte of new TextEncoder().encode(s)) {
-    crc ^= byte << 8;
-    for (let b = 0; b < 8; b++) crc = crc & 0x8000 ? ((crc << 1) ^ 0x1021) & 0xffff : (crc << 1) & 0xffff;
-  }
-  return crc;
-}
 const shardOf = (id, k) => crc16(/^([\s\S]+)@-?\d+$/.exec(id)?.[1] ?? id) % k;
 /** Ids on shard `i` of K: `${prefix}${n}` for the first n that hash there. */
 function idsOn(i, k, count, prefix = "x") {

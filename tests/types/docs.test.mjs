@@ -24,6 +24,7 @@ import { join } from "node:path";
 import { promisify } from "node:util";
 import { fileURLToPath } from "node:url";
 import { collect, root } from "../../scripts/docs/blocks.mjs";
+import { limited } from "./two-at-once.mjs";
 
 const run = promisify(execFile);
 const tools = fileURLToPath(new URL("node_modules/", import.meta.url));
@@ -116,15 +117,6 @@ for (const b of blocks) {
       symlinkSync(typed, join(dir, "node_modules", "@types", pkg), "dir");
     }
   }
-}
-
-/** Runs at most two compilers at once (the machine has two cores). */
-const slots = [];
-async function limited(fn) {
-  while (slots.length >= 2) await Promise.race(slots);
-  const p = fn().finally(() => slots.splice(slots.indexOf(p), 1));
-  slots.push(p);
-  return p;
 }
 
 /** tsc's errors per block, each at its place in the page (and the compiler's name). */

@@ -15,6 +15,7 @@ import { promisify } from "node:util";
 import { fileURLToPath } from "node:url";
 import { readmeExample } from "../readme.mjs";
 import { pack, project, root } from "../packed.mjs";
+import { limited } from "./two-at-once.mjs";
 
 const run = promisify(execFile);
 const tools = fileURLToPath(new URL("node_modules/", import.meta.url));
@@ -59,15 +60,6 @@ const projects = {
     files: ["workerd.ts"],
   },
 };
-
-/** Runs at most two compilers at once (the machine has two cores). */
-const slots = [];
-async function limited(fn) {
-  while (slots.length >= 2) await Promise.race(slots);
-  const p = fn().finally(() => slots.splice(slots.indexOf(p), 1));
-  slots.push(p);
-  return p;
-}
 
 let n = 0;
 for (const [compiler, tsc] of Object.entries(compilers)) {
