@@ -81,8 +81,7 @@ export class RedisDelayQueue extends Emitter {
   /**
    * @param {object} opts its options, as redis.d.ts documents them (RedisDelayQueueOptions;
    *   checked: js/redis/options.js); `shards` > 1 returns a sharded queue
-   * @param {{ pool: import("./redis/pool.js").Pool }} [shard] internal: this queue is one shard of a
-   *   sharded one, its options checked already (its name the shard's tag)
+   * @param {{ pool: import("./redis/pool.js").Pool }} [shard] internal: a shard of a sharded queue (its name the tag)
    */
   // biome-ignore lint/correctness/noUnreachableSuper: a sharded queue's face is returned instead of this
   constructor(opts, shard) {
@@ -320,10 +319,7 @@ export class RedisDelayQueue extends Emitter {
     return this.#consumer.take(signal, timeout);
   }
 
-  /**
-   * `for await (const job of queue)`: takes jobs until close().
-   * @returns {AsyncGenerator<RedisJob, void, unknown>}
-   */
+  /** `for await (const job of queue)`: takes jobs until close(). @returns {AsyncGenerator<RedisJob, void, unknown>} */
   [Symbol.asyncIterator]() {
     // A take without timeout resolves with a job.
     return takeUntilClosed(() => /** @type {Promise<RedisJob>} */ (this.take()));
