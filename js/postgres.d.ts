@@ -9,18 +9,17 @@
  * @module tarry-queue/postgres
  */
 
-import type { ScheduleInfo, ScheduleOptions, ScheduleRule } from "./tarry.js";
 import type {
-  AbortSignalLike,
   DurableEngine,
   DurableEngineDeadLetter,
   DurableEngineEvents,
+  DurableEngineJob,
   DurableEngineOfferItem,
-  DurableEngineStats,
+  DurableEngineProcessOptions,
+  DurableEngineTakerStats,
+  DurableEngineWorker,
+  TakeOptions,
   IfExists,
-  ItemInfo,
-  Page,
-  PageOptions,
 } from "./tarry.js";
 import type { Json, Jsonable } from "./redis.js";
 
@@ -90,23 +89,8 @@ export interface OfferOptions extends TransactionOptions {
 /** One item of offerMany(), as the engine contract has it (tarry.d.ts). */
 export type OfferItem<T extends Jsonable<T> = Json> = DurableEngineOfferItem<T>;
 
-/** One delivery of an item, leased to this process until ack(), nack() or the lease runs out. */
-export interface PostgresJob<T extends Jsonable<T> = Json> {
-  readonly id: string;
-  readonly value: T;
-  /** The deadline it was due at: epoch ms by the server's clock (clock_timestamp()). */
-  readonly deadline: number;
-  /** 1 for the first delivery, 2 after one nack or expired lease, ... */
-  readonly attempt: number;
-  /** For an occurrence of a schedule, the schedule's id (then `deadline` is its due time); undefined for any other item. */
-  readonly schedule: string | undefined;
-  /** Done: the item is removed. False if this delivery had lost its lease (then nothing changes). */
-  ack(): Promise<boolean>;
-  /** Not done: back after delayMs (default 0), or to the dead letters after the last attempt. False if the lease was lost. */
-  nack(options?: { delayMs?: number; reason?: unknown }): Promise<boolean>;
-  /** Keeps the lease ms more from now (default: visibilityTimeout). False if it was lost. */
-  extend(ms?: number): Promise<boolean>;
-}
+/** One delivery of an item, leased to this process until ack(), nack() or the lease runs out: the contract's (tarry.d.ts; deadline by clock_timestamp()). */
+export type PostgresJob<T extends Jsonable<T> = Json> = DurableEngineJob<T>;
 
 /** A dead letter, as the engine contract has it (tarry.d.ts), and its text when it could not be read. */
 export interface DeadLetter<T extends Jsonable<T> = Json> extends DurableEngineDeadLetter<T> {
@@ -118,28 +102,16 @@ export interface DeadLetter<T extends Jsonable<T> = Json> extends DurableEngineD
 }
 
 /**
- * The engine contract's figures (tarry.d.ts; lateness: server time at transfer minus
- * deadline), and Postgres's own. The counts by state, `headDelay` and `paused` are read from
+ * The engine contract's figures and those of a consumer that takes (tarry.d.ts; lateness:
+ * server time at transfer minus deadline). The counts by state, `headDelay` and `paused` are read from
  * Postgres (the same for every process); the timer and delivery figures are this process's
  * own. There is no `all` (every process's figures, as on Redis): each process counts its
  * deliveries in memory, so that consumers never write to one shared row.
  */
-export interface PostgresQueueStats extends DurableEngineStats {
-  /** This process: waiting take() calls. */
-  takers: number;
-  /** This process: the queue's alarm, armed (1) or not (0). */
-  timersArmed: number;
-  timerArms: number;
-  /** This process: notifications received. */
-  messages: number;
-  /** Deliveries no take received (it left while the take statement ran): put back. */
-  released: number;
-}
+export interface PostgresQueueStats extends DurableEngineTakerStats {}
 
-export interface PostgresWorker {
-  /** Stops taking items and resolves when the running handlers have finished (and acked). */
-  close(): Promise<void>;
-}
+/** What process() returns: the contract's (tarry.d.ts). */
+export type PostgresWorker = DurableEngineWorker;
 
 /**
  * A delay queue in PostgreSQL: items named by string ids, due by the server's clock, handed out
@@ -147,8 +119,6 @@ export interface PostgresWorker {
  */
 export declare class PostgresDelayQueue<T extends Jsonable<T> = Json> {
   constructor(options: PostgresDelayQueueOptions);
-  /** The queue's name. */
-  readonly name: string;
   /** The schema of its tables. */
   readonly schema: string;
   /** Creates or updates the schema (idempotent, safe from many processes at once); resolves with the migration versions applied. */
@@ -163,81 +133,23 @@ export declare class PostgresDelayQueue<T extends Jsonable<T> = Json> {
   cancel(id: string, options?: TransactionOptions): Promise<boolean>;
   /** A new delay for a pending item, counted from this call: true if it was pending. */
   reschedule(id: string, delayMs: number, options?: TransactionOptions): Promise<boolean>;
-  /** Ms until a pending item's deadline by the server's clock, or undefined. */
-  delayOf(id: string): Promise<number | undefined>;
-  /** The number of pending items. */
-  size(): Promise<number>;
-  /** Counts by state from Postgres, and this process's timer and delivery figures. */
-  stats(): Promise<PostgresQueueStats>;
   /** The next due item, leased to this process. With timeout it resolves undefined when that passes. */
-  take(options?: { signal?: AbortSignalLike; timeout?: number }): Promise<PostgresJob<T> | undefined>;
+  take(options?: TakeOptions): Promise<PostgresJob<T> | undefined>;
   /** `for await (const job of queue)`: takes jobs as they come due, until close(). */
   [Symbol.asyncIterator](): AsyncIterator<PostgresJob<T>>;
   /** Runs handler for each due item, acks on success, nacks (retry after retryDelayMs) on a throw. */
   process(
     handler: (value: T, job: PostgresJob<T>) => unknown,
-    options?: { concurrency?: number; retryDelayMs?: number | ((attempt: number, error: unknown) => number) },
+    options?: DurableEngineProcessOptions,
   ): PostgresWorker;
-  /** A page of the items that ran out of attempts, in order of death; pass `next` back as `after`. */
-  deadLetters(options?: PageOptions): Promise<Page<DeadLetter<T>>>;
-  /** What the queue holds under `id`, or undefined. */
-  get(id: string): Promise<ItemInfo<T> | undefined>;
-  /** A page of pending items in deadline order (FIFO among ties). */
-  pending(options?: PageOptions): Promise<Page<ItemInfo<T>>>;
-  /** A page of the items in flight, by lease expiry. */
-  inFlight(options?: PageOptions): Promise<Page<ItemInfo<T>>>;
-  /** Stops deliveries for every process (offers still land): true if it was running. */
-  pause(): Promise<boolean>;
-  /** Lets deliveries run again, for every process: true if it was paused. */
-  resume(): Promise<boolean>;
-  /** A dead letter back into the queue, due now, attempts reset: true if it was dead. */
-  retryDead(id: string): Promise<boolean>;
-  /**
-   * Creates the schedule `id`, or updates it (its chain goes on when its rule is the same):
-   * each occurrence is an item with `value`, taken like any other, with `job.schedule` = `id`
-   * and `job.deadline` = its due time. Resolves with the schedule.
-   */
-  schedule(id: string, rule: ScheduleRule, value: T, options?: ScheduleOptions): Promise<ScheduleInfo<T>>;
-  /** Removes a schedule and its pending occurrence (a run in flight finishes): true if there was one. */
-  unschedule(id: string): Promise<boolean>;
-  /** Every schedule of the queue, by id: one that ended (its rule, maxRuns or stopAt) stays, with no nextRun. */
-  schedules(): Promise<ScheduleInfo<T>[]>;
-  /** Places no new occurrence of the schedule `id` until resumeSchedule() (a run in flight finishes): true if it was running. */
-  pauseSchedule(id: string): Promise<boolean>;
-  /**
-   * Places again the occurrence the schedule `id` waited for when paused; if it came due
-   * meanwhile, catchUp decides what runs: true if it was paused.
-   */
-  resumeSchedule(id: string): Promise<boolean>;
-  /**
-   * One extra run of the schedule `id` now, an occurrence due now (`<id>@<now>`): it counts
-   * as a run (runs, lastRun, maxRuns), the pending occurrence stays. With overlap false,
-   * while a run of the schedule lasts (taken, or waiting for its retry), nothing is added and
-   * it resolves false; false too for an ended schedule or none. A paused schedule runs and
-   * stays paused.
-   */
-  trigger(id: string): Promise<boolean>;
-  /**
-   * The next `n` (1 to 100) occurrences of the schedule `id` (epoch ms), from its rule: the
-   * pending one first, none after stopAt, no more than maxRuns leaves. Reads the schedule
-   * only; empty for an ended schedule or none.
-   */
-  nextRuns(id: string, n: number): Promise<number[]>;
-  /** Removes a dead letter: true if it was dead. */
-  deleteDead(id: string): Promise<boolean>;
-  /** Removes the dead letters that died at least `olderThan` ms ago (default 0: all); resolves to how many. */
-  purgeDead(options?: { olderThan?: number }): Promise<number>;
   /** Removes every item (pending, in flight and dead) and every schedule. */
   clear(): Promise<void>;
-  /** Rejects waiting takes, lets process() handlers finish, gives back the pool it opened. */
-  close(): Promise<void>;
-  /** close(), for `await using queue = new PostgresDelayQueue(...)`. */
-  [Symbol.asyncDispose](): Promise<void>;
 }
 
 /**
- * A PostgresDelayQueue keeps the engine contract (`DurableEngine`, tarry.d.ts), and is an
- * EventTarget: delivered, acked, nacked, redelivered, dead, error, paused and resumed: the
+ * A PostgresDelayQueue keeps the engine contract (`DurableEngine`, tarry.d.ts: the pages, dead
+ * letters, pause and resume, schedules, stats, events; `close()` also rejects waiting takes,
+ * lets process() handlers finish and gives back the pool it opened), and is an EventTarget: delivered, acked, nacked, redelivered, dead, error, paused and resumed: the
  * events of this process (its deliveries and their outcomes, the leases its take statement
  * put back, pause and resume as its consumer hears them).
  */

@@ -25,7 +25,6 @@
 // checks and messages as the Redis engine) before anything is sent. `pg` (an optional peer
 // dependency) is loaded only for a URL. Never loads the wasm.
 
-import { checkSignal, checkTimeout, options } from "./engine/arguments.js";
 import { ClosedError, takeUntilClosed } from "./engine/errors.js";
 import { EMIT, Emitter, HEARD } from "./engine/events.js";
 import { Meters } from "./engine/metrics.js";
@@ -39,9 +38,9 @@ import { Outcomes } from "./postgres/outcomes.js";
 import { Producer } from "./postgres/producer.js";
 import { PostgresSchedules } from "./postgres/schedules.js";
 import { statementsOf } from "./postgres/statements.js";
-import { checkNextRuns, checkScheduleId } from "./schedule/spec.js";
+import { ScheduleCalls } from "./schedule/calls.js";
 import { localNow } from "./engine/clock.js";
-import { processOptions } from "./engine/options.js";
+import { processOptions, takeOptions } from "./engine/options.js";
 import { Job } from "./engine/job.js";
 import { Worker } from "./engine/worker.js";
 
@@ -54,7 +53,8 @@ export class PostgresDelayQueue extends Emitter {
   #st;
   #conn;
   #consumer;
-  #schedules;
+  /** The schedule calls, checked (../schedule/calls.js), over ./postgres/schedules.js. @type {ScheduleCalls} */
+  #scheduling;
   #meters;
   #producer;
   #inspection;
@@ -65,17 +65,7 @@ export class PostgresDelayQueue extends Emitter {
   /** @type {Set<Worker>} */
   #workers = new Set();
 
-  /**
-   * @param {object} opts
-   * @param {string | object} [opts.pg] a postgres:// URL or a pg.Pool
-   * @param {string} opts.name the queue's name
-   * @param {string} [opts.schema] the schema of its tables (default "tarry")
-   * @param {number} [opts.visibilityTimeout] ms a delivered item stays leased (default 5000)
-   * @param {number} [opts.maxAttempts] deliveries before an item goes to the dead letters (default 5)
-   * @param {number} [opts.safetyInterval] ms between the checks that cover a missed notification (default 30000)
-   * @param {number} [opts.commandTimeout] ms within which every call settles (default 5000)
-   * @param {(error: unknown) => void} [opts.onerror] errors no call can report
-   */
+  /** @param {object} opts its options, as postgres.d.ts documents them (PostgresDelayQueueOptions; checked: ./postgres/options.js) */
   constructor(opts) {
     const o = queueOptions(opts);
     super();
@@ -83,7 +73,7 @@ export class PostgresDelayQueue extends Emitter {
     this.#st = statementsOf(o.schema, o.preparedStatements);
     this.#conn = new Connection(o.pg, o.commandTimeout, o.onerror);
     const conn = this.#conn;
-    this.#schedules = new PostgresSchedules(conn, this.#st, o.name);
+    const schedules = new PostgresSchedules(conn, this.#st, o.name);
     const outcomes = new Outcomes({
       query: (what, text, values) => this.#query(what, text, values),
       st: this.#st,
@@ -93,7 +83,7 @@ export class PostgresDelayQueue extends Emitter {
       live: () => this.#live(),
     });
     this.#consumer = new Consumer({
-      schedules: this.#schedules,
+      schedules,
       conn,
       st: this.#st,
       name: o.name,
@@ -115,6 +105,7 @@ export class PostgresDelayQueue extends Emitter {
       sawHead: (deadline) => this.#consumer.sawHead(deadline),
       open,
     });
+    this.#scheduling = new ScheduleCalls(schedules, open, (head) => this.#consumer.sawHead(head));
     this.#inspection = new Inspection({ query, st: this.#st, name: o.name, consumer: this.#consumer, open });
     this.#meters = new Meters("postgres", o.name, () => this.#inspection.counts());
   }
@@ -233,63 +224,45 @@ export class PostgresDelayQueue extends Emitter {
     return this.#inspection.stats();
   }
 
-  // --- schedules ------------------------------------------------------------------------
+  // --- schedules (../schedule/calls.js: the checks; ./postgres/schedules.js: the SQL) ----------
 
   /**
    * Creates the schedule `id`, or updates it (its chain goes on when its rule is the same):
    * each occurrence is an item with `value`, with `job.schedule` = `id`.
    * @param {string} id @param {any} rule @param {unknown} value @param {any} [opts]
    */
-  async schedule(id, rule, value, opts) {
-    const checked = await this.#schedules.check(id, rule, value, opts);
-    this.#open();
-    return this.#schedules.schedule(checked);
+  schedule(id, rule, value, opts) {
+    return this.#scheduling.schedule(id, rule, value, opts);
   }
 
   /** Removes the schedule `id` and its pending occurrence: true if there was one. @param {string} id */
-  async unschedule(id) {
-    checkScheduleId(id);
-    this.#open();
-    return this.#schedules.unschedule(id);
+  unschedule(id) {
+    return this.#scheduling.unschedule(id);
   }
 
   /** Every schedule of the queue, by id. */
-  async schedules() {
-    this.#open();
-    return this.#schedules.list();
+  schedules() {
+    return this.#scheduling.list();
   }
 
   /** Places no new occurrence of the schedule `id` until resumeSchedule(): true if it was running. @param {string} id */
-  async pauseSchedule(id) {
-    checkScheduleId(id);
-    this.#open();
-    return this.#schedules.pause(id);
+  pauseSchedule(id) {
+    return this.#scheduling.pause(id);
   }
 
   /** Places again the occurrence the schedule `id` waited for (catchUp decides): true if it was paused. @param {string} id */
-  async resumeSchedule(id) {
-    checkScheduleId(id);
-    this.#open();
-    const { done, head } = await this.#schedules.resume(id);
-    if (head !== undefined) this.#consumer.sawHead(head);
-    return done;
+  resumeSchedule(id) {
+    return this.#scheduling.resume(id);
   }
 
   /** One extra run of the schedule `id` now, counted as a run: true if it was added. @param {string} id */
-  async trigger(id) {
-    checkScheduleId(id);
-    this.#open();
-    const at = await this.#schedules.trigger(id);
-    if (at !== undefined) this.#consumer.sawHead(at);
-    return at !== undefined;
+  trigger(id) {
+    return this.#scheduling.trigger(id);
   }
 
   /** The next `n` (1 to 100) occurrences of the schedule `id` (epoch ms), from its rule. @param {string} id @param {number} n */
-  async nextRuns(id, n) {
-    checkScheduleId(id);
-    checkNextRuns(n);
-    this.#open();
-    return this.#schedules.nextRuns(id, n);
+  nextRuns(id, n) {
+    return this.#scheduling.nextRuns(id, n);
   }
 
   // --- consuming ------------------------------------------------------------------------
@@ -299,11 +272,9 @@ export class PostgresDelayQueue extends Emitter {
    * @param {{ signal?: AbortSignal, timeout?: number }} [opts]
    */
   async take(opts) {
-    const o = options(opts, "options", ["signal", "timeout"], "take()");
-    checkSignal(o.signal, "options.signal");
-    const signal = o.signal;
-    checkTimeout(o.timeout);
+    const o = takeOptions(opts);
     const timeout = o.timeout === undefined ? Number.POSITIVE_INFINITY : o.timeout;
+    const signal = o.signal;
     this.#open();
     return this.#consumer.take(/** @type {any} */ (signal), timeout);
   }

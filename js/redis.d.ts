@@ -14,8 +14,12 @@ import type {
   DurableEngine,
   DurableEngineDeadLetter,
   DurableEngineEvents,
+  DurableEngineJob,
   DurableEngineOfferItem,
-  DurableEngineStats,
+  DurableEngineProcessOptions,
+  DurableEngineTakerStats,
+  DurableEngineWorker,
+  TakeOptions,
 } from "./tarry.js";
 
 /** JSON data: what an item's value may be. */
@@ -111,23 +115,8 @@ export interface RedisQueueKeys {
   channel: string;
 }
 
-/** One delivery of an item, leased to this process until ack(), nack() or the lease runs out. */
-export interface RedisJob<T extends Jsonable<T> = Json> {
-  readonly id: string;
-  readonly value: T;
-  /** The deadline it was due at: epoch ms by the server's clock. */
-  readonly deadline: number;
-  /** 1 for the first delivery, 2 after one nack or expired lease, ... */
-  readonly attempt: number;
-  /** For an occurrence of a schedule, the schedule's id (then `deadline` is its due time); undefined for any other item. */
-  readonly schedule: string | undefined;
-  /** Done: the item is removed. False if this delivery had lost its lease (then nothing changes). */
-  ack(): Promise<boolean>;
-  /** Not done: back after delayMs (default 0), or to the dead letters after the last attempt. False if the lease was lost. */
-  nack(options?: { delayMs?: number; reason?: unknown }): Promise<boolean>;
-  /** Keeps the lease ms more from now (default: visibilityTimeout). False if it was lost. */
-  extend(ms?: number): Promise<boolean>;
-}
+/** One delivery of an item, leased to this process until ack(), nack() or the lease runs out: the contract's (tarry.d.ts). */
+export type RedisJob<T extends Jsonable<T> = Json> = DurableEngineJob<T>;
 
 /** A schedule's rule, options and description: one declaration for every engine (tarry.d.ts). */
 export type { ScheduleInfo, ScheduleOptions as RedisScheduleOptions, ScheduleRule } from "./tarry.js";
@@ -142,16 +131,7 @@ export interface DeadLetter<T extends Jsonable<T> = Json> extends DurableEngineD
 }
 
 /** The engine contract's figures (tarry.d.ts; lateness: server time at transfer minus deadline), and Redis's own. */
-export interface RedisQueueStats extends DurableEngineStats {
-  /** This process: waiting take() calls. */
-  takers: number;
-  /** This process: its one timer, armed (1) or not (0). */
-  timersArmed: number;
-  timerArms: number;
-  /** This process: head messages received. */
-  messages: number;
-  /** Items whose take left (aborted, timed out) while the script handing them out ran: put back. */
-  released: number;
+export interface RedisQueueStats extends DurableEngineTakerStats {
   /** Every process's figures, kept in Redis: deliveries and outcomes, and their lateness (ms). */
   all: {
     delivered: number;
@@ -166,10 +146,8 @@ export interface RedisQueueStats extends DurableEngineStats {
   };
 }
 
-export interface RedisWorker {
-  /** Stops taking items and resolves when the running handlers have finished (and acked). */
-  close(): Promise<void>;
-}
+/** What process() returns: the contract's (tarry.d.ts). */
+export type RedisWorker = DurableEngineWorker;
 
 /**
  * A delay queue in Redis: items named by string ids, due by the server's clock, handed out in
@@ -193,13 +171,13 @@ export declare class RedisDelayQueue<T extends Jsonable<T> = Json> {
    */
   take(options?: { signal?: AbortSignalLike; timeout?: undefined }): Promise<RedisJob<T>>;
   /** With a `timeout` (ms): undefined when it passes with nothing due. */
-  take(options?: { signal?: AbortSignalLike; timeout?: number }): Promise<RedisJob<T> | undefined>;
+  take(options?: TakeOptions): Promise<RedisJob<T> | undefined>;
   /** `for await (const job of queue)`: takes jobs as they come due, until close(). */
   [Symbol.asyncIterator](): AsyncIterator<RedisJob<T>>;
   /** Runs handler for each due item, acks on success, nacks (retry after retryDelayMs) on a throw. */
   process(
     handler: (value: T, job: RedisJob<T>) => unknown,
-    options?: { concurrency?: number; retryDelayMs?: number | ((attempt: number, error: unknown) => number) },
+    options?: DurableEngineProcessOptions,
   ): RedisWorker;
   /** Removes every item (pending, in flight and dead) and every schedule. */
   clear(): Promise<void>;

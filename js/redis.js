@@ -29,31 +29,19 @@
 // dependency), loaded only when this module is given a URL rather than a client. The
 // in-memory entries of tarry-queue never load this file, and this file never loads the wasm.
 
-import { checkId, checkSignal, checkTimeout, options } from "./engine/arguments.js";
 import { ClosedError, takeUntilClosed } from "./engine/errors.js";
 import { EMIT, Emitter, HEARD } from "./engine/events.js";
 import { Meters } from "./engine/metrics.js";
-import {
-  allFigures,
-  pageOptions,
-  purgeDeadLetters,
-  readDeadLetters,
-  readInFlight,
-  readItem,
-  readPending,
-} from "./redis/inspect.js";
+import { Inspection } from "./redis/inspect.js";
 import { Observer } from "./redis/observer.js";
-import { moment } from "./engine/clock.js";
 import { Connection } from "./redis/connection.js";
 import { Consumer } from "./redis/consumer.js";
-import { batchFailed } from "./redis/batch-error.js";
-import { checkMany, checkOffer, checkOfferAt, sendOffers } from "./redis/producer.js";
-import { checkEviction, keysVanished } from "./redis/durability.js";
+import { Producer } from "./redis/producer.js";
+import { evictionReader, keysVanished } from "./redis/durability.js";
 import { keysOf } from "./redis/keys.js";
-import { checkCursor, checkDelay, checkLimit, processOptions, queueOptions } from "./redis/options.js";
-import { checkNextRuns, checkScheduleId } from "./schedule/spec.js";
+import { processOptions, queueOptions, takeOptions } from "./redis/options.js";
+import { ScheduleCalls } from "./schedule/calls.js";
 import { RedisSchedules } from "./redis/schedules.js";
-import { SCRIPTS } from "./redis/scripts.js";
 import { INNER, ShardedDelayQueue } from "./redis/shards.js";
 
 export { ClosedError } from "./engine/errors.js";
@@ -62,11 +50,6 @@ export { WaitForReplicasError } from "./redis/durability.js";
 
 /** @typedef {import("./engine/job.js").Job} RedisJob */
 /** @typedef {import("./redis/producer.js").Offer} Offer */
-
-/** Items per offer script at most: more are split, so that no script holds Redis for long. */
-const OFFER_BATCH = 500;
-/** A page's default length. */
-const PAGE = 100;
 
 /** A Redis-backed delay queue shared by every process that opens the same `name`. */
 export class RedisDelayQueue extends Emitter {
@@ -86,27 +69,19 @@ export class RedisDelayQueue extends Emitter {
   #consumer;
   /** @type {Promise<void> | null} */
   #closing = null;
-  /** The offers made in one turn, gathered: one script per 500 items (each script atomic). @type {import("./engine/batch.js").Batcher<Offer, Offer>} */
-  #offers;
-  /** schedule(), unschedule(), schedules(), and the cron part of their chains (js/redis/schedules.js). @type {RedisSchedules} */
-  #schedules;
-  /** Whether the server's eviction policy was read (js/redis/durability.js), or is being read. */
-  #policyRead = false;
+  /** The schedule calls, checked (js/schedule/calls.js), over js/redis/schedules.js. @type {ScheduleCalls} */
+  #scheduling;
+  /** The inspection and control calls (js/redis/inspect.js). @type {Inspection} */
+  #inspection;
+  /** The producing calls (js/redis/producer.js). @type {Producer} */
+  #producer;
+  /** Reads the server's eviction policy, until it was read once (js/redis/durability.js). @type {() => void} */
+  #policy;
 
   /**
-   * @param {object} opts
-   * @param {string | object} [opts.redis] a redis:// URL, ioredis options, or an ioredis
-   *   `Redis` or `Cluster` instance (the queue then uses it and a duplicate() for pub/sub)
-   * @param {string} opts.name the queue's name: every process that opens it shares its items
-   * @param {string} [opts.prefix] prepended to the keys (default "tarry:")
-   * @param {number} [opts.visibilityTimeout] ms a delivered item stays leased (default 5000)
-   * @param {number} [opts.maxAttempts] deliveries before an item goes to the dead letters (default 5)
-   * @param {number} [opts.safetyInterval] ms between checks that cover a missed message (default 5000)
-   * @param {number} [opts.clockTolerance] how far back (ms) a call may be stamped (default 1000)
-   * @param {(error: unknown) => void} [opts.onerror] errors no call can report (background wake-ups, lease extension)
-   * @param {number} [opts.shards] hash tags the queue's items are spread over (default 1: js/redis/shards.js)
-   * @param {{ pool: import("./redis/pool.js").Pool }} [shard] internal: this queue is one shard of a
-   *   sharded one, its options checked already (its name the shard's tag)
+   * @param {object} opts its options, as redis.d.ts documents them (RedisDelayQueueOptions;
+   *   checked: js/redis/options.js); `shards` > 1 returns a sharded queue
+   * @param {{ pool: import("./redis/pool.js").Pool }} [shard] internal: a shard of a sharded queue (its name the tag)
    */
   // biome-ignore lint/correctness/noUnreachableSuper: a sharded queue's face is returned instead of this
   constructor(opts, shard) {
@@ -125,17 +100,19 @@ export class RedisDelayQueue extends Emitter {
     this.#keys = list;
     this.#channel = channel;
     this.#conn = new Connection(o.redis, list, channel, o);
-    this.#schedules = new RedisSchedules(this.#conn, channel);
+    this.#policy = evictionReader(this.#conn, o.onerror);
+    const schedules = new RedisSchedules(this.#conn, channel);
     const tell = observe ? () => {} : (type, detail) => this.#tell(type, detail);
     const vanished = () => this.#vanished();
-    this.#consumer = new Consumer(this.#conn, o, channel, tell, this.#schedules, vanished, shard?.pool);
-    this.#meters = new Meters("redis", o.name, () => this.#counts());
+    const consumer = new Consumer(this.#conn, o, channel, tell, schedules, vanished, shard?.pool);
+    this.#consumer = consumer;
+    const open = () => this.#open();
+    this.#scheduling = new ScheduleCalls(schedules, open, (head) => consumer.sawHead(head));
+    this.#inspection = new Inspection({ conn: this.#conn, channel, consumer, vanished, open });
+    this.#meters = new Meters("redis", o.name, () => this.#inspection.counts());
     if (observe)
       this.#observer = new Observer(this.#conn, list, (type, detail) => this.#tell(type, () => detail), o.onerror);
-    const producer = { conn: this.#conn, channel, options: o, consumer: this.#consumer, vanished };
-    this.#offers = this.#conn.batcher(SCRIPTS.offer, OFFER_BATCH, (/** @type {Offer[]} */ items) =>
-      sendOffers(producer, items),
-    );
+    this.#producer = new Producer({ conn: this.#conn, channel, options: o, consumer, vanished, open });
     if (shard) INNER.set(this, this.#inner());
   }
 
@@ -166,374 +143,191 @@ export class RedisDelayQueue extends Emitter {
     if (on) meters.record(type, d);
   }
 
-  /** Counts by state, for the metrics' gauges. */
-  async #counts() {
-    const { pending, inFlight, dead } = await this.#conn.run(SCRIPTS.stats, undefined);
-    return { pending, inFlight, dead };
-  }
-
-  // --- producing ------------------------------------------------------------------------
+  // --- producing (js/redis/producer.js) ------------------------------------------------
 
   /**
-   * Offers `value` (JSON data) due `delayMs` after this call. `ifExists` says what happens to
-   * an item with the same id: "replace" (default), "keep" or "extend" (docs/semantics.md).
-   * Resolves with the id (generated when not given) once Redis has it.
-   * @param {unknown} value
-   * @param {number} delayMs
-   * @param {{ id?: string, ifExists?: "replace" | "keep" | "extend" }} [opts]
-   * @returns {Promise<string>}
+   * Offers `value` (JSON data) due `delayMs` after this call; resolves with its id once Redis has it.
+   * @param {unknown} value @param {number} delayMs @param {{ id?: string, ifExists?: "replace" | "keep" | "extend" }} [opts]
    */
-  async offer(value, delayMs, opts) {
-    const item = checkOffer(value, delayMs, opts, moment());
-    this.#open();
-    await this.#offers.add([item]);
-    return item.id;
+  offer(value, delayMs, opts) {
+    return this.#producer.offer(value, delayMs, opts);
   }
 
   /**
-   * Offers `value` due at an absolute wall-clock time (epoch ms or a Date), as the server's clock tells it.
-   * @param {unknown} value
-   * @param {number | Date} deadline
-   * @param {{ id?: string, ifExists?: "replace" | "keep" | "extend" }} [opts]
-   * @returns {Promise<string>}
+   * Offers `value` due at a wall-clock time (epoch ms or a Date), as the server's clock tells it.
+   * @param {unknown} value @param {number | Date} deadline @param {{ id?: string, ifExists?: "replace" | "keep" | "extend" }} [opts]
    */
-  async offerAt(value, deadline, opts) {
-    const item = checkOfferAt(value, deadline, opts, moment());
-    this.#open();
-    await this.#offers.add([item]);
-    return item.id;
+  offerAt(value, deadline, opts) {
+    return this.#producer.offerAt(value, deadline, opts);
   }
 
   /**
-   * Offers many items: `[{ value, delayMs } | { value, deadline }, with optional id and
-   * ifExists]`. Every item is checked before anything is sent; then they go in scripts of up
-   * to 500 items (each one atomic), pipelined, and take effect in order (a later item meets
-   * what an earlier one left). Resolves with their ids, in order.
+   * Offers many items, every one checked before anything is sent, in scripts of up to 500 items
+   * (each atomic) that take effect in order; resolves with their ids.
    * @param {{ value: unknown, delayMs?: number, deadline?: number | Date, id?: string, ifExists?: "replace" | "keep" | "extend" }[]} items
-   * @returns {Promise<string[]>}
    */
-  async offerMany(items) {
-    const checked = checkMany(items, moment());
-    this.#open();
-    try {
-      await this.#offers.add(checked);
-    } catch (e) {
-      // One script is all or nothing; a batch of several says which of them are stored.
-      throw checked.length > OFFER_BATCH ? batchFailed(e, checked) : e;
-    }
-    return checked.map((it) => it.id);
+  offerMany(items) {
+    return this.#producer.offerMany(items);
   }
 
   /** What a sharded queue (js/redis/shards.js) asks of each of its shards beyond the public calls. */
   #inner() {
     return {
       /** @param {Offer[]} items checked */
-      send: (items) => {
-        this.#open();
-        return this.#offers.add(items);
-      },
+      send: (items) => this.#producer.send(items),
       consumer: this.#consumer,
       report: (/** @type {unknown} */ e) => this.#conn.report(e),
     };
   }
 
-  /**
-   * Removes a pending item. Resolves true if it was pending (not in flight, not dead).
-   * @param {string} id
-   * @returns {Promise<boolean>}
-   */
-  async cancel(id) {
-    checkId(id, "id");
-    this.#open();
-    return this.#conn.run(SCRIPTS.cancel, { id });
+  /** Removes a pending item. Resolves true if it was pending (not in flight, not dead). @param {string} id */
+  cancel(id) {
+    return this.#producer.cancel(id);
   }
 
-  /**
-   * Gives a pending item a new delay, counted from this call. Resolves true if it was pending.
-   * @param {string} id
-   * @param {number} delayMs
-   * @returns {Promise<boolean>}
-   */
-  async reschedule(id, delayMs) {
-    const at = moment();
-    checkId(id, "id");
-    const ms = checkDelay(delayMs, "delayMs");
-    this.#open();
-    const params = () => ({
-      channel: this.#channel,
-      stamp: this.#conn.clock.stamp(at),
-      tolerance: this.#options.clockTolerance,
-      id,
-      kind: /** @type {const} */ ("d"),
-      ms,
-    });
-    const { found, head, vanished } = await this.#conn.run(SCRIPTS.reschedule, params);
-    if (vanished) this.#vanished();
-    this.#consumer.sawHead(head);
-    return found;
+  /** Gives a pending item a new delay, counted from this call. Resolves true if it was pending. @param {string} id @param {number} delayMs */
+  reschedule(id, delayMs) {
+    return this.#producer.reschedule(id, delayMs);
   }
 
-  /**
-   * Ms until a pending item's deadline by the server's clock (negative when overdue), or undefined.
-   * @param {string} id
-   * @returns {Promise<number | undefined>}
-   */
-  async delayOf(id) {
-    checkId(id, "id");
-    this.#open();
-    const { now, deadline } = await this.#conn.run(SCRIPTS.delayOf, { id });
-    return deadline === undefined ? undefined : deadline - now;
+  // --- inspecting and control (js/redis/inspect.js) -------------------------------------
+
+  /** Ms until a pending item's deadline by the server's clock (negative when overdue), or undefined. @param {string} id */
+  delayOf(id) {
+    return this.#inspection.delayOf(id);
   }
 
-  /**
-   * The number of pending items (waiting for their deadline, or due and not yet taken).
-   * @returns {Promise<number>}
-   */
-  async size() {
-    this.#open();
-    return (await this.#conn.run(SCRIPTS.stats, undefined)).pending;
+  /** The number of pending items (waiting for their deadline, or due and not yet taken). */
+  size() {
+    return this.#inspection.size();
   }
 
-  /**
-   * What Redis holds for the queue, and this process's own figures.
-   * @returns {Promise<import("./redis.d.ts").RedisQueueStats>}
-   */
-  async stats() {
-    this.#open();
-    const { now, pending, inFlight, dead, head, meta } = await this.#conn.run(SCRIPTS.stats, undefined);
-    const headDelay = head === Number.POSITIVE_INFINITY ? undefined : head - now;
-    const paused = meta.paused !== undefined;
-    return { pending, inFlight, dead, paused, headDelay, ...this.#consumer.figures(), all: allFigures(meta) };
+  /** What Redis holds for the queue, and this process's own figures. */
+  stats() {
+    return this.#inspection.stats();
   }
 
-  // --- inspecting -----------------------------------------------------------------------
-
-  /**
-   * What the queue holds under `id`: `{ id, state, value, deadline, attempt }`, with
-   * `leaseExpiry` in flight and `reason` and `diedAt` dead; undefined when nothing is there.
-   * @param {string} id
-   */
-  async get(id) {
-    checkId(id, "id");
-    this.#open();
-    return readItem(this.#conn, id);
+  /** What the queue holds under `id` (pending, in flight or dead), or undefined. @param {string} id */
+  get(id) {
+    return this.#inspection.get(id);
   }
 
-  /**
-   * A page of pending items in deadline order (FIFO among ties): `{ items, next }`; pass
-   * `next` back as `after` for the next page (undefined: none). `limit` 1 to 1000, default
-   * 100. One script, O(log n + limit) whatever the page.
-   * @param {{ limit?: number, after?: string }} [opts]
-   */
-  async pending(opts) {
-    const page = pageOptions(opts, "pending");
-    this.#open();
-    return readPending(this.#conn, page);
+  /** A page of pending items in deadline order (FIFO among ties), O(log n + limit). @param {{ limit?: number, after?: string }} [opts] */
+  pending(opts) {
+    return this.#inspection.pending(opts);
   }
 
-  /**
-   * A page of the items handed out and not yet acked, by lease expiry: `{ items, next }`,
-   * each with its `leaseExpiry`. Options as pending().
-   * @param {{ limit?: number, after?: string }} [opts]
-   */
-  async inFlight(opts) {
-    const page = pageOptions(opts, "inFlight");
-    this.#open();
-    return readInFlight(this.#conn, page);
+  /** A page of the items handed out and not yet acked, by lease expiry. @param {{ limit?: number, after?: string }} [opts] */
+  inFlight(opts) {
+    return this.#inspection.inFlight(opts);
   }
 
-  /**
-   * Stops deliveries, for every process: the take script hands nothing out while the queue is
-   * paused, and every consumer hears it at once on the queue's channel. Offers still land.
-   * Resolves true if it was running.
-   */
-  async pause() {
-    this.#open();
-    return this.#conn.run(SCRIPTS.pause, { channel: this.#channel });
+  /** Stops deliveries for every process (each hears it on the channel; offers still land): true if it was running. */
+  pause() {
+    return this.#inspection.pause();
   }
 
   /** Lets deliveries run again, for every process. Resolves true if it was paused. */
-  async resume() {
-    this.#open();
-    return this.#conn.run(SCRIPTS.resume, { channel: this.#channel });
+  resume() {
+    return this.#inspection.resume();
   }
 
-  /**
-   * A page of dead letters in order of death: `{ items: [{ id, state: "dead", value,
-   * deadline, attempt, reason, diedAt, raw? }], next }`; pass `next` back as `after` for the
-   * next page (undefined: this was the last). `limit` 1 to 1000, default 100. A page costs
-   * O(log n + limit).
-   * @param {{ limit?: number, after?: string }} [opts]
-   * @returns {Promise<{ items: import("./redis.d.ts").DeadLetter[], next: string | undefined }>}
-   */
-  async deadLetters(opts) {
-    const { limit = PAGE, after } = options(opts, "options", ["limit", "after"], "deadLetters()");
-    checkLimit(limit, "options.limit");
-    const from = after === undefined ? undefined : checkCursor(after, "options.after");
-    this.#open();
-    return readDeadLetters(this.#conn, limit, from);
+  /** A page of dead letters in order of death, O(log n + limit). @param {{ limit?: number, after?: string }} [opts] */
+  deadLetters(opts) {
+    return this.#inspection.deadLetters(opts);
   }
 
-  /**
-   * Puts a dead letter back, due now, with its attempts reset. Resolves true if it was dead.
-   * @param {string} id
-   * @returns {Promise<boolean>}
-   */
-  async retryDead(id) {
-    checkId(id, "id");
-    this.#open();
-    const { found, head, vanished } = await this.#conn.run(SCRIPTS.retryDead, { channel: this.#channel, id });
-    if (vanished) this.#vanished();
-    this.#consumer.sawHead(head);
-    return found;
+  /** Puts a dead letter back, due now, with its attempts reset. Resolves true if it was dead. @param {string} id */
+  retryDead(id) {
+    return this.#inspection.retryDead(id);
   }
 
-  /**
-   * Removes a dead letter. Resolves true if it was dead.
-   * @param {string} id
-   * @returns {Promise<boolean>}
-   */
-  async deleteDead(id) {
-    checkId(id, "id");
-    this.#open();
-    return this.#conn.run(SCRIPTS.deleteDead, { id });
+  /** Removes a dead letter. Resolves true if it was dead. @param {string} id */
+  deleteDead(id) {
+    return this.#inspection.deleteDead(id);
   }
 
-  /**
-   * Removes the dead letters that died at least `olderThan` ms ago by the server's clock
-   * (default 0: all), in scripts of up to 1000. Resolves with how many it removed.
-   * @param {{ olderThan?: number }} [opts]
-   * @returns {Promise<number>}
-   */
-  async purgeDead(opts) {
-    const { olderThan = 0 } = options(opts, "options", ["olderThan"], "purgeDead()");
-    checkTimeout(olderThan, "options.olderThan");
-    this.#open();
-    return purgeDeadLetters(this.#conn, olderThan);
+  /** Removes the dead letters at least `olderThan` ms old (default 0: all); resolves to how many. @param {{ olderThan?: number }} [opts] */
+  purgeDead(opts) {
+    return this.#inspection.purgeDead(opts);
   }
 
-  /**
-   * Removes every item of the queue, pending, in flight and dead (deliveries in flight then ack false).
-   * @returns {Promise<void>}
-   */
-  async clear() {
-    this.#open();
-    await this.#conn.run(SCRIPTS.clear, undefined);
+  /** Removes every item of the queue, pending, in flight and dead (deliveries in flight then ack false). */
+  clear() {
+    return this.#inspection.clear();
   }
 
-  // --- schedules (js/redis/schedules.js; docs/schedules.md) ------------------------------
+  // --- schedules (js/schedule/calls.js, js/redis/schedules.js; docs/schedules.md) --------
 
   /**
-   * Creates the schedule `id`, or updates it: `{ every }` (ms, a fixed rate) or `{ cron,
-   * timezone }`, each occurrence an item with `value`, taken like any other (`job.schedule` =
-   * `id`, `job.deadline` = its due time). Options: `catchUp` ("one", "all", "none"),
-   * `overlap` (default false), `start`, `maxRuns`, `stopAt`. Resolves with the schedule, as
-   * schedules() lists it.
-   * @param {string} id
-   * @param {{ every: number } | { cron: string, timezone?: string }} rule
-   * @param {unknown} value
+   * Creates the schedule `id` (`{ every }` or `{ cron, timezone }`), or updates it: each
+   * occurrence an item with `value`, `job.schedule` = `id`. Resolves with the schedule.
+   * @param {string} id @param {{ every: number } | { cron: string, timezone?: string }} rule @param {unknown} value
    * @param {{ catchUp?: "one" | "all" | "none", overlap?: boolean, start?: number | Date, maxRuns?: number, stopAt?: number | Date }} [opts]
    */
-  async schedule(id, rule, value, opts) {
-    const checked = await this.#schedules.check(id, rule, value, opts);
-    this.#open();
-    return this.#schedules.schedule(checked);
+  schedule(id, rule, value, opts) {
+    return this.#scheduling.schedule(id, rule, value, opts);
   }
 
-  /**
-   * Removes the schedule `id` and its pending occurrence (a run in flight finishes). Resolves
-   * true if there was one.
-   * @param {string} id
-   * @returns {Promise<boolean>}
-   */
-  async unschedule(id) {
-    checkScheduleId(id);
-    this.#open();
-    return this.#schedules.unschedule(id);
+  /** Removes the schedule `id` and its pending occurrence (a run in flight finishes): true if there was one. @param {string} id */
+  unschedule(id) {
+    return this.#scheduling.unschedule(id);
   }
 
-  /**
-   * Every schedule of the queue, by id: `{ id, every | cron, timezone, start, catchUp,
-   * overlap, value, nextRun, lastRun, runs, skipped, maxRuns, stopAt, paused }` (times epoch
-   * ms, undefined for none); one that ended stays, with no nextRun.
-   */
-  async schedules() {
-    this.#open();
-    return this.#schedules.list();
+  /** Every schedule of the queue, by id; one that ended stays, with no nextRun. */
+  schedules() {
+    return this.#scheduling.list();
   }
 
   /** Places no new occurrence of the schedule `id` until resumeSchedule(): true if it was running. @param {string} id */
-  async pauseSchedule(id) {
-    checkScheduleId(id);
-    this.#open();
-    return this.#schedules.pause(id);
+  pauseSchedule(id) {
+    return this.#scheduling.pause(id);
   }
 
   /** Places again the occurrence the schedule `id` waited for (catchUp decides): true if it was paused. @param {string} id */
-  async resumeSchedule(id) {
-    checkScheduleId(id);
-    this.#open();
-    const { done, head } = await this.#schedules.resume(id);
-    this.#consumer.sawHead(head);
-    return done;
+  resumeSchedule(id) {
+    return this.#scheduling.resume(id);
   }
 
   /** One extra run of the schedule `id` now, counted as a run: true if it was added. @param {string} id */
-  async trigger(id) {
-    checkScheduleId(id);
-    this.#open();
-    const { done, head } = await this.#schedules.trigger(id);
-    this.#consumer.sawHead(head);
-    return done;
+  trigger(id) {
+    return this.#scheduling.trigger(id);
   }
 
   /** The next `n` (1 to 100) occurrences of the schedule `id` (epoch ms), from its rule. @param {string} id @param {number} n */
-  async nextRuns(id, n) {
-    checkScheduleId(id);
-    checkNextRuns(n);
-    this.#open();
-    return this.#schedules.nextRuns(id, n);
+  nextRuns(id, n) {
+    return this.#scheduling.nextRuns(id, n);
   }
 
   // --- consuming ------------------------------------------------------------------------
 
   /**
-   * The next due item, leased to this process for visibilityTimeout ms: `{ id, value,
-   * deadline, attempt, ack(), nack(), extend() }`. With `timeout` (ms) it resolves undefined
-   * when that passes; with an AbortSignal it rejects with the signal's reason. A take that
-   * ends so leaves its item in the queue.
+   * The next due item, leased to this process for visibilityTimeout ms; undefined once `timeout`
+   * passes, rejects with the signal's reason when aborted (either leaves its item queued).
    * @param {{ signal?: AbortSignal, timeout?: number }} [opts]
    * @returns {Promise<RedisJob | undefined>}
    */
   take(opts) {
-    let signal;
-    let timeout;
+    let checked;
     try {
-      ({ signal, timeout } = options(opts, "options", ["signal", "timeout"], "take()"));
-      checkSignal(signal, "options.signal");
-      checkTimeout(timeout, "options.timeout");
+      checked = takeOptions(opts);
     } catch (e) {
       return Promise.reject(e);
     }
+    const { signal, timeout } = checked;
     this.#readPolicy();
     return this.#consumer.take(signal, timeout);
   }
 
-  /**
-   * `for await (const job of queue)`: takes jobs until close().
-   * @returns {AsyncGenerator<RedisJob, void, unknown>}
-   */
+  /** `for await (const job of queue)`: takes jobs until close(). @returns {AsyncGenerator<RedisJob, void, unknown>} */
   [Symbol.asyncIterator]() {
     // A take without timeout resolves with a job.
     return takeUntilClosed(() => /** @type {Promise<RedisJob>} */ (this.take()));
   }
 
   /**
-   * Runs `handler(value, job)` for each due item, `concurrency` at a time. It acks when the
-   * handler resolves and nacks (retry after `retryDelayMs`, a number or `(attempt, error) =>
-   * ms`) when it throws; after maxAttempts the item goes to the dead letters. The lease is
-   * extended while the handler runs. Returns `{ close() }`: stop taking, let running handlers
-   * finish.
+   * Runs `handler(value, job)` for each due item, `concurrency` at a time: acks when it resolves,
+   * nacks (retry after `retryDelayMs`) when it throws; the lease is extended while it runs.
    * @param {(value: any, job: RedisJob) => unknown} handler
    * @param {{ concurrency?: number, retryDelayMs?: number | ((attempt: number, error: unknown) => number) }} [opts]
    * @returns {import("./engine/worker.js").Worker}
@@ -548,8 +342,8 @@ export class RedisDelayQueue extends Emitter {
   /**
    * Stops: waiting takes reject with ClosedError, process() workers finish their running
    * handlers (and ack them), then the connections this queue opened are closed.
+   * @returns {Promise<void>}
    */
-  /** @returns {Promise<void>} */
   close() {
     if (this.#closing) return this.#closing;
     this.#meters.close();
@@ -578,13 +372,7 @@ export class RedisDelayQueue extends Emitter {
 
   /** Before the queue's first call: whether Redis may evict its keys, said through onerror (once). */
   #readPolicy() {
-    if (this.#policyRead || this.#closing) return;
-    this.#policyRead = true;
-    const conn = this.#conn;
-    const get = () => conn.ask("maxmemory-policy", (client) => client.config("GET", "maxmemory-policy"));
-    checkEviction(get, (e) => this.#options.onerror(e)).then((known) => {
-      if (!known) this.#policyRead = false; // no connection: the next call asks again
-    });
+    if (!this.#closing) this.#policy();
   }
 }
 

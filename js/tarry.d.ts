@@ -262,6 +262,57 @@ export interface DurableEngineStats {
 }
 
 /**
+ * The figures of an engine whose consumers `take()` (RedisDelayQueue, PostgresDelayQueue): the
+ * contract's, and this process's consumer's own.
+ */
+export interface DurableEngineTakerStats extends DurableEngineStats {
+  /** This process: waiting take() calls. */
+  takers: number;
+  /** This process: the queue's one timer, armed (1) or not (0). */
+  timersArmed: number;
+  timerArms: number;
+  /** This process: wake-up messages received (Redis: on the head channel; Postgres: notifications). */
+  messages: number;
+  /** Deliveries no take received (it left, aborted or timed out, while the script or statement handing them out ran): put back. */
+  released: number;
+}
+
+/** `process()`'s options on an engine whose consumers take (RedisDelayQueue, PostgresDelayQueue). */
+export interface DurableEngineProcessOptions {
+  /** Handlers that run at once at most, in this process. Default 1. */
+  concurrency?: number;
+  /** Ms before an item whose handler threw comes back: a number, or (attempt, error) => ms. Default 1000. */
+  retryDelayMs?: number | ((attempt: number, error: unknown) => number);
+}
+
+/** What `process()` returns on an engine whose consumers take (RedisDelayQueue, PostgresDelayQueue). */
+export interface DurableEngineWorker {
+  /** Stops taking items and resolves when the running handlers have finished (and acked). */
+  close(): Promise<void>;
+}
+
+/**
+ * One delivery of an item by an engine whose consumers take (RedisDelayQueue,
+ * PostgresDelayQueue), leased to this process until ack(), nack() or the lease runs out.
+ */
+export interface DurableEngineJob<T = unknown> {
+  readonly id: string;
+  readonly value: T;
+  /** The deadline it was due at: epoch ms by the server's clock. */
+  readonly deadline: number;
+  /** 1 for the first delivery, 2 after one nack or expired lease, ... */
+  readonly attempt: number;
+  /** For an occurrence of a schedule, the schedule's id (then `deadline` is its due time); undefined for any other item. */
+  readonly schedule: string | undefined;
+  /** Done: the item is removed. False if this delivery had lost its lease (then nothing changes). */
+  ack(): Promise<boolean>;
+  /** Not done: back after delayMs (default 0), or to the dead letters after the last attempt. False if the lease was lost. */
+  nack(options?: { delayMs?: number; reason?: unknown }): Promise<boolean>;
+  /** Keeps the lease ms more from now (default: visibilityTimeout). False if it was lost. */
+  extend(ms?: number): Promise<boolean>;
+}
+
+/**
  * The contract of a durable engine (RedisDelayQueue, DurableDelayQueue, and any engine to
  * come): items named by string ids, kept outside the process, due by the engine's clock,
  * delivered at least once in deadline order (FIFO among ties), with attempts, retries and

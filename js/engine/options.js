@@ -1,10 +1,19 @@
 // What every durable engine (js/redis/, js/postgres/) is given beside its own options, checked:
-// values as JSON, delays, deadlines and process()'s arguments. Bad input gets a TypeError or
+// values as JSON, delays, deadlines, take()'s and process()'s arguments. Bad input gets a TypeError or
 // RangeError naming the argument, before anything changes; the rules every queue shares (an
 // options bag takes only its call's options, undefined is the default, null a value) are those
 // of ./arguments.js.
 
-import { checkMs, deadlineAt, deadlineIn, describe, isRevoked, options } from "./arguments.js";
+import {
+  checkMs,
+  checkSignal,
+  checkTimeout,
+  deadlineAt,
+  deadlineIn,
+  describe,
+  isRevoked,
+  options,
+} from "./arguments.js";
 
 /**
  * Values cross processes as JSON text: what JSON.stringify would silently change or refuse is
@@ -37,6 +46,19 @@ export function processOptions(handler, opts) {
 }
 
 /**
+ * take()'s options, checked: `{ signal, timeout }`, an AbortSignal and a number of ms >= 0, each
+ * undefined when not given.
+ * @param {unknown} opts
+ * @returns {{ signal: AbortSignal | undefined, timeout: number | undefined }}
+ */
+export function takeOptions(opts) {
+  const { signal, timeout } = options(opts, "options", ["signal", "timeout"], "take()");
+  checkSignal(signal, "options.signal");
+  checkTimeout(timeout, "options.timeout");
+  return { signal, timeout };
+}
+
+/**
  * A delay, checked: a finite number of ms that puts the deadline (counted from now) within a
  * Date's range (../engine/arguments.js).
  * @param {unknown} ms
@@ -56,6 +78,23 @@ export function checkDelay(ms, name) {
  */
 export function checkDeadline(deadline, name) {
   return deadlineAt(deadline, name);
+}
+
+/**
+ * A durable engine's constructor options, checked as a bag: an object with only the options
+ * `keys` (`call` names the constructor in messages) and a `name` that is a non-empty string.
+ * The engine checks the rest.
+ * @param {unknown} opts
+ * @param {string[]} keys
+ * @param {string} call e.g. "new RedisDelayQueue()"
+ * @returns {Record<string, any> & { name: string }}
+ */
+export function queueBag(opts, keys, call) {
+  if (opts === undefined) throw new TypeError("options must be an object with a name, got undefined");
+  const o = options(opts, "options", keys, call);
+  if (typeof o.name !== "string" || o.name === "")
+    throw new TypeError(`options.name must be a non-empty string, got ${describe(o.name)}`);
+  return /** @type {Record<string, any> & { name: string }} */ (o);
 }
 
 /**

@@ -3,8 +3,8 @@
 // engine shares (ids, delays, deadlines, pages, process()) are those of ../engine/arguments.js and
 // ../engine/options.js, imported rather than copied.
 
-import { describe, options } from "../engine/arguments.js";
-import { checkOnerror, maxAttemptsOption, otherUrl, positiveOption } from "../engine/options.js";
+import { describe } from "../engine/arguments.js";
+import { checkOnerror, maxAttemptsOption, otherUrl, positiveOption, queueBag } from "../engine/options.js";
 
 const QUEUE_OPTIONS = [
   "pg",
@@ -43,11 +43,8 @@ export const MAX_NAME = 1000;
  * @returns {QueueOptions}
  */
 export function queueOptions(opts) {
-  if (opts === undefined) throw new TypeError("options must be an object with a name, got undefined");
-  const o = options(opts, "options", QUEUE_OPTIONS, "new PostgresDelayQueue()");
+  const o = queueBag(opts, QUEUE_OPTIONS, "new PostgresDelayQueue()");
   const { name, schema = "tarry" } = o;
-  if (typeof name !== "string" || name === "")
-    throw new TypeError(`options.name must be a non-empty string, got ${describe(name)}`);
   if (name.length > MAX_NAME)
     throw new RangeError(`options.name must be at most ${MAX_NAME} characters, got ${name.length}`);
   if (!name.isWellFormed() || name.includes("\u0000"))

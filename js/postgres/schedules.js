@@ -17,14 +17,7 @@
 //   occurrence it waits for, with no item for it (sql/003_schedule_controls.sql).
 
 import { infoOf, limitsOfStored, planSchedule, scheduleOf } from "../schedule/durable.js";
-import {
-  checkScheduleCall,
-  cronRuleOf,
-  endsAt,
-  nextRunsOf,
-  occurrenceId,
-  pendingAfterCatchUp,
-} from "../schedule/spec.js";
+import { cronRuleOf, endsAt, nextRunsOf, occurrenceId, pendingAfterCatchUp } from "../schedule/spec.js";
 import { inTransaction } from "./producer.js";
 import { idBytes } from "./statements.js";
 
@@ -66,16 +59,9 @@ export class PostgresSchedules {
   }
 
   /**
-   * Checks a schedule() call (a TypeError or RangeError naming the argument) before anything is sent.
-   * @param {unknown} id @param {unknown} rule @param {unknown} value @param {unknown} opts
-   */
-  async check(id, rule, value, opts) {
-    return checkScheduleCall(id, rule, value, opts);
-  }
-
-  /**
-   * Creates or updates a schedule in one transaction; resolves with its info.
-   * @param {Awaited<ReturnType<PostgresSchedules["check"]>>} checked
+   * Creates or updates a schedule in one transaction (its call checked: ../schedule/calls.js);
+   * resolves with its info.
+   * @param {import("../schedule/calls.js").CheckedSchedule} checked
    */
   async schedule({ spec, json, cron }) {
     const st = this.#st;
@@ -181,10 +167,13 @@ export class PostgresSchedules {
     return out;
   }
 
-  /** One extra run of the schedule `id` now (sql/003 trigger_schedule): its due time, or undefined when none was added. @param {string} id */
+  /**
+   * One extra run of the schedule `id` now (sql/003 trigger_schedule): `{ done, head }`, done
+   * true if it was added, head its due time. @param {string} id
+   */
   async trigger(id) {
     const [{ at }] = await this.#conn.query("trigger()", this.#st.scheduleTrigger, [this.#name, idBytes(id)]);
-    return at ?? undefined;
+    return { done: at != null, head: at ?? undefined };
   }
 
   /**

@@ -79,6 +79,26 @@ export async function checkEviction(get, report) {
   return true;
 }
 
+/**
+ * What a queue calls before its calls: the first reads the server's eviction policy
+ * (checkEviction, through `conn` in its place in the line) and says what it means through
+ * `report`; later ones do nothing, unless that read found no connection (then the next asks again).
+ * @param {import("./connection.js").Connection} conn
+ * @param {(error: Error) => void} report
+ * @returns {() => void}
+ */
+export function evictionReader(conn, report) {
+  let read = false;
+  const get = () => conn.ask("maxmemory-policy", (client) => client.config("GET", "maxmemory-policy"));
+  return () => {
+    if (read) return;
+    read = true;
+    checkEviction(get, report).then((known) => {
+      if (!known) read = false; // no connection: the next call asks again
+    });
+  };
+}
+
 /** @param {unknown} e what CONFIG GET failed with */
 function refused(e) {
   const error = /** @type {any} */ (e);

@@ -5,10 +5,10 @@
 
 import { checkMs, describe, options } from "../engine/arguments.js";
 import { redacted } from "./errors.js";
-import { checkOnerror, maxAttemptsOption, otherUrl, positiveOption } from "../engine/options.js";
+import { checkOnerror, maxAttemptsOption, otherUrl, positiveOption, queueBag } from "../engine/options.js";
 
 // The checks every durable engine shares, where the Redis modules have always found them.
-export { checkDeadline, checkDelay, JSON_RULES, processOptions } from "../engine/options.js";
+export { checkDeadline, checkDelay, JSON_RULES, processOptions, takeOptions } from "../engine/options.js";
 export { checkCursor, checkLimit, cursorOf } from "../engine/cursors.js";
 
 /** The most hash tags one queue may be spread over (`shards`: js/redis/shards.js). */
@@ -54,11 +54,8 @@ const QUEUE_OPTIONS = [
  * @returns {QueueOptions}
  */
 export function queueOptions(opts) {
-  if (opts === undefined) throw new TypeError("options must be an object with a name, got undefined");
-  const o = options(opts, "options", QUEUE_OPTIONS, "new RedisDelayQueue()");
+  const o = queueBag(opts, QUEUE_OPTIONS, "new RedisDelayQueue()");
   const { name, prefix = "tarry:" } = o;
-  if (typeof name !== "string" || name === "")
-    throw new TypeError(`options.name must be a non-empty string, got ${describe(name)}`);
   if (typeof prefix !== "string") throw new TypeError(`options.prefix must be a string, got ${describe(prefix)}`);
   for (const [what, s] of [
     ["options.name", name],

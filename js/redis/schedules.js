@@ -22,7 +22,7 @@
 // from a client, after the occurrence is handed out. schedules() reads the hash in pages.
 
 import { EveryRule, firstOccurrence } from "../schedule/rule.js";
-import { checkScheduleCall, cronRuleOf, nextRunsOf, pendingAfterCatchUp, stopAtBefore } from "../schedule/spec.js";
+import { cronRuleOf, nextRunsOf, pendingAfterCatchUp, stopAtBefore } from "../schedule/spec.js";
 import { SCRIPTS } from "./scripts.js";
 
 /**
@@ -74,20 +74,8 @@ export class RedisSchedules {
   }
 
   /**
-   * Checks a schedule() call (a TypeError or RangeError naming the argument) before anything
-   * is sent; resolves with what it needs to send.
-   * @param {unknown} id
-   * @param {unknown} rule
-   * @param {unknown} value
-   * @param {unknown} opts
-   */
-  async check(id, rule, value, opts) {
-    return checkScheduleCall(id, rule, value, opts);
-  }
-
-  /**
-   * Creates or updates a schedule (checked by check()); resolves with its info.
-   * @param {Awaited<ReturnType<RedisSchedules["check"]>>} checked
+   * Creates or updates a schedule (its call checked: js/schedule/calls.js); resolves with its info.
+   * @param {import("../schedule/calls.js").CheckedSchedule} checked
    */
   async schedule({ spec, json, cron }) {
     const conn = this.#conn;

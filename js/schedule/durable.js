@@ -51,40 +51,37 @@ import { cronRuleOf, endsAt, occurrenceId, stopAtBefore } from "./spec.js";
  * @property {{ next(after: number): number | undefined, latest(at: number): number | undefined }} rule
  */
 
+/** The fields storage holds for a schedule beside its rule (every, or cron and timezone). */
+const FIELDS = /** @type {const} */ ([
+  "start",
+  "catchUp",
+  "overlap",
+  "value",
+  "due",
+  "last",
+  "began",
+  "runs",
+  "skipped",
+  "maxRuns",
+  "stopAt",
+  "paused",
+]);
+
+/**
+ * The rule and FIELDS of `s`: what storage holds for a schedule.
+ * @param {Record<string, any>} s
+ * @returns {Record<string, any>}
+ */
+function fieldsOf(s) {
+  /** @type {Record<string, any>} */
+  const out = s.every !== undefined ? { every: s.every } : { cron: s.cron, timezone: s.timezone };
+  for (const k of FIELDS) out[k] = s[k];
+  return out;
+}
+
 /** What storage holds for a schedule. @param {DurableSchedule} s */
-export function storedSchedule({
-  every,
-  cron,
-  timezone,
-  start,
-  catchUp,
-  overlap,
-  value,
-  due,
-  last,
-  began,
-  runs,
-  skipped,
-  maxRuns,
-  stopAt,
-  paused,
-}) {
-  const rule = every !== undefined ? { every } : { cron, timezone };
-  return {
-    ...rule,
-    start,
-    catchUp,
-    overlap,
-    value,
-    due,
-    last,
-    began: began ?? null,
-    runs,
-    skipped,
-    maxRuns,
-    stopAt,
-    paused,
-  };
+export function storedSchedule(s) {
+  return { ...fieldsOf(s), began: s.began ?? null };
 }
 
 /**
@@ -106,30 +103,12 @@ export async function scheduleOf(id, r) {
   } catch {
     return null;
   }
-  const { every, cron, timezone, start, catchUp, overlap, value, due, last, runs, skipped } = r;
-  const kind = every !== undefined ? { every } : { cron, timezone };
   const began = Number.isFinite(r.began) ? r.began : null; // null in a record written before it was kept
   // Records written before the limits and pause read as none and not paused.
   const maxRuns = Number.isSafeInteger(r.maxRuns) && r.maxRuns >= 1 ? r.maxRuns : null;
   const stopAt = Number.isFinite(r.stopAt) ? r.stopAt : null;
   const paused = r.paused === true;
-  return {
-    id,
-    ...kind,
-    start,
-    catchUp,
-    overlap,
-    value,
-    due,
-    last,
-    began,
-    runs,
-    skipped,
-    maxRuns,
-    stopAt,
-    paused,
-    rule,
-  };
+  return /** @type {DurableSchedule} */ ({ id, ...fieldsOf(r), began, maxRuns, stopAt, paused, rule });
 }
 
 /** A schedule as schedules() and schedule() give it (the value copied). @param {DurableSchedule} s */
