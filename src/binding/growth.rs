@@ -1,24 +1,31 @@
-//! How the wasm build's memory grows: the global allocator is dlmalloc (the allocator
-//! Rust's standard library uses on `wasm32-unknown-unknown`), but once the memory holds
-//! 32 MiB it asks the host for memory in geometric steps, an eighth of what the memory
-//! already holds, instead of exactly what the allocation needs.
+//! The wasm build's global allocator, and how it grows the memory.
 //!
-//! Why: V8 (Node 20 and 24) answers `memory.grow` on a memory of more than about 64 MiB
-//! with a full mark-compact of the JS heap (it accounts the grown memory as new external
-//! memory). Growing one heap chunk at a time (64 KiB steps) makes that one full collection
-//! per step once the memory is past that size, a number of steps linear in the memory's
-//! size, and a cost per offer that grows with the queue (`npm run bench`'s growth curve).
-//! Geometric steps make the number of steps logarithmic in the memory's size, so the
-//! collection work per offer stays flat; in exchange the memory holds up to an eighth more
-//! than it uses (on average half that). Below 32 MiB, where growth costs few collections,
-//! steps stay exact, so that small queues hold no more than they use. Memory is never
-//! given back to the host (WebAssembly cannot shrink a memory); freed blocks go back to
-//! dlmalloc and are reused.
+//! Blocks come in power-of-two sizes (16 B up), one free list per size: a freed block goes
+//! to the front of its size's list and the next allocation of that size takes it; a size
+//! whose list is empty is cut from the end of the memory. No block carries a header, and
+//! nothing is split or merged. That suits what the binding allocates: the heap's chunks
+//! (`src/chunked.rs`: 4096 entries of 16 B, 4096 slots of 8 B, and below a chunk a first one
+//! doubling from 16 elements, all powers of two, so none wastes a byte), the vector of
+//! chunk pointers, and the short-lived vectors of a batch call. It is also about 7 kB
+//! smaller than dlmalloc, the allocator Rust's standard library uses here, in a module
+//! every page loads. The cost: a block of a size between two powers of two holds up to
+//! twice what it needs while it lives, and a size's freed blocks serve only that size.
+//!
+//! Once the memory holds 32 MiB it asks the host for memory in geometric steps, an eighth
+//! of what the memory already holds, instead of exactly what the allocation needs. Why: V8
+//! (Node 20 and 24) answers `memory.grow` on a memory of more than about 64 MiB with a full
+//! mark-compact of the JS heap (it accounts the grown memory as new external memory).
+//! Growing one heap chunk at a time (64 KiB steps) makes that one full collection per step
+//! once the memory is past that size, a number of steps linear in the memory's size, and a
+//! cost per offer that grows with the queue (`npm run bench`'s growth curve). Geometric
+//! steps make the number of steps logarithmic in the memory's size, so the collection work
+//! per offer stays flat; in exchange the memory holds up to an eighth more than it uses (on
+//! average half that). Below 32 MiB, where growth costs few collections, steps stay exact,
+//! so that small queues hold no more than they use. Memory is never given back to the host
+//! (WebAssembly cannot shrink a memory); freed blocks stay on their lists and are reused.
 
-use std::alloc::{GlobalAlloc, Layout};
-use std::cell::UnsafeCell;
-
-use dlmalloc::Dlmalloc;
+use core::alloc::{GlobalAlloc, Layout};
+use core::cell::UnsafeCell;
 
 #[cfg(target_feature = "atomics")]
 compile_error!("the allocator assumes one thread: build without the atomics target feature");
@@ -41,100 +48,129 @@ pub(crate) fn step_pages(pages: usize, bytes: usize) -> usize {
     }
 }
 
-/// dlmalloc's source of memory: `memory.grow` in geometric steps.
-struct Geometric {
-    /// How many times the memory was grown (read by tests and `growths()`).
-    grows: UnsafeCell<usize>,
+/// The smallest block: room for the free list's link, and the alignment of most types.
+const MIN_CLASS: u32 = 4;
+/// Blocks are addressed below 4 GiB: sizes up to 2³¹.
+const CLASSES: usize = 32;
+/// Cut blocks are aligned to their size up to this, and more only where a layout asks.
+const CUT_ALIGN: usize = 64;
+
+/// The size class of a layout: the power of two its block has (`1 << class`).
+#[inline]
+fn class_of(layout: Layout) -> u32 {
+    let size = layout.size().max(layout.align()).max(1 << MIN_CLASS);
+    usize::BITS - (size - 1).leading_zeros()
 }
 
-// SAFETY: the wasm build has one thread (see the compile_error above).
-unsafe impl Send for Geometric {}
+struct Blocks {
+    /// free[c] is the address of the first free block of size 2^c, 0 for none; each free
+    /// block holds the address of the next in its first word.
+    free: [usize; CLASSES],
+    /// Memory from `cut` to `end` belongs to no block yet.
+    cut: usize,
+    end: usize,
+    /// How many times the memory was grown (read by tests).
+    grows: usize,
+}
 
-// SAFETY: dlmalloc's contract for a system allocator: `alloc` returns a fresh region of at
-// least `size` bytes (or null) that nothing else uses; the other methods decline to give
-// memory back, which dlmalloc handles by keeping it.
-unsafe impl dlmalloc::Allocator for Geometric {
-    fn alloc(&self, size: usize) -> (*mut u8, usize, u32) {
+impl Blocks {
+    /// A block of 2^class bytes aligned to `align`, or null when the host has no memory left.
+    unsafe fn alloc(&mut self, class: u32, align: usize) -> *mut u8 {
+        if class as usize >= CLASSES {
+            return core::ptr::null_mut();
+        }
+        let head = self.free[class as usize];
+        if head != 0 {
+            // SAFETY: a free block's first word is the next one's address.
+            self.free[class as usize] = unsafe { *(head as *const usize) };
+            return head as *mut u8;
+        }
+        let size = 1usize << class;
+        let align = align.max(size.min(CUT_ALIGN));
+        let mut at = self.cut.next_multiple_of(align);
+        if !matches!(at.checked_add(size), Some(top) if top <= self.end) {
+            if !self.grow(size + align) {
+                return core::ptr::null_mut();
+            }
+            at = self.cut.next_multiple_of(align);
+        }
+        self.cut = at + size;
+        at as *mut u8
+    }
+
+    /// Adds memory past `end` for a block of `bytes`; false when the host refuses.
+    fn grow(&mut self, bytes: usize) -> bool {
         let current = core::arch::wasm32::memory_size(0);
-        let step = step_pages(current, size);
-        let needed = size.div_ceil(PAGE);
         // Near the 4 GiB limit a full step may not fit where the bare request still does.
-        for pages in [step, needed] {
+        for pages in [step_pages(current, bytes), bytes.div_ceil(PAGE)] {
             let previous = core::arch::wasm32::memory_grow(0, pages);
             if previous != usize::MAX {
-                // SAFETY: single-threaded, and no reference to the counter outlives this line.
-                unsafe { *self.grows.get() += 1 };
-                let size = pages * PAGE;
-                // The very top of the 4 GiB address space: a pointer must not wrap to 0.
-                let size = if (previous * PAGE).wrapping_add(size) == 0 { size - 16 } else { size };
-                return ((previous * PAGE) as *mut u8, size, 0);
+                self.grows += 1;
+                let start = previous * PAGE;
+                // Only this allocator grows the memory, so the new pages follow `end` (but for
+                // the first growth, which starts past the module's own data and stack).
+                if start != self.end {
+                    self.cut = start;
+                }
+                // The very top of the 4 GiB address space: an address must not wrap to 0.
+                let top = start.wrapping_add(pages * PAGE);
+                self.end = if top == 0 { usize::MAX - 15 } else { top };
+                return true;
             }
         }
-        (std::ptr::null_mut(), 0, 0)
-    }
-
-    fn remap(&self, _ptr: *mut u8, _old: usize, _new: usize, _can_move: bool) -> *mut u8 {
-        std::ptr::null_mut()
-    }
-
-    fn free_part(&self, _ptr: *mut u8, _old: usize, _new: usize) -> bool {
         false
     }
 
-    fn free(&self, _ptr: *mut u8, _size: usize) -> bool {
-        false
-    }
-
-    fn can_release_part(&self, _flags: u32) -> bool {
-        false
-    }
-
-    fn allocates_zeros(&self) -> bool {
-        true
-    }
-
-    fn page_size(&self) -> usize {
-        PAGE
+    /// Puts a block of 2^class bytes back on its list.
+    unsafe fn free(&mut self, ptr: *mut u8, class: u32) {
+        // SAFETY: the block is at least a word and no longer in use.
+        unsafe { *(ptr as *mut usize) = self.free[class as usize] };
+        self.free[class as usize] = ptr as usize;
     }
 }
 
-struct Allocator(UnsafeCell<Dlmalloc<Geometric>>);
+struct Allocator(UnsafeCell<Blocks>);
 
 // SAFETY: the wasm build has one thread, so no two calls ever overlap.
 unsafe impl Sync for Allocator {}
 
 #[global_allocator]
-static ALLOCATOR: Allocator =
-    Allocator(UnsafeCell::new(Dlmalloc::new_with_allocator(Geometric { grows: UnsafeCell::new(0) })));
+static ALLOCATOR: Allocator = Allocator(UnsafeCell::new(Blocks { free: [0; CLASSES], cut: 0, end: 0, grows: 0 }));
 
 impl Allocator {
     /// SAFETY: one thread, and the allocator never calls back into itself, so this is the
     /// only live reference while a `GlobalAlloc` method runs.
     #[allow(clippy::mut_from_ref)]
-    unsafe fn dlmalloc(&self) -> &mut Dlmalloc<Geometric> {
-        &mut *self.0.get()
+    unsafe fn blocks(&self) -> &mut Blocks {
+        unsafe { &mut *self.0.get() }
     }
 }
 
 unsafe impl GlobalAlloc for Allocator {
     #[inline]
     unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
-        self.dlmalloc().malloc(layout.size(), layout.align())
-    }
-
-    #[inline]
-    unsafe fn alloc_zeroed(&self, layout: Layout) -> *mut u8 {
-        self.dlmalloc().calloc(layout.size(), layout.align())
+        unsafe { self.blocks().alloc(class_of(layout), layout.align()) }
     }
 
     #[inline]
     unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
-        self.dlmalloc().free(ptr, layout.size(), layout.align())
+        unsafe { self.blocks().free(ptr, class_of(layout)) }
     }
 
-    #[inline]
     unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
-        self.dlmalloc().realloc(ptr, layout.size(), layout.align(), new_size)
+        // SAFETY: GlobalAlloc's contract for realloc makes this layout valid.
+        let new = unsafe { Layout::from_size_align_unchecked(new_size, layout.align()) };
+        if class_of(new) == class_of(layout) {
+            return ptr;
+        }
+        let out = unsafe { self.alloc(new) };
+        if !out.is_null() {
+            unsafe {
+                core::ptr::copy_nonoverlapping(ptr, out, layout.size().min(new_size));
+                self.dealloc(ptr, layout);
+            }
+        }
+        out
     }
 }
 
@@ -142,7 +178,7 @@ unsafe impl GlobalAlloc for Allocator {
 #[cfg(test)]
 fn growths() -> usize {
     // SAFETY: single-threaded; a copy is read.
-    unsafe { *ALLOCATOR.dlmalloc().allocator().grows.get() }
+    unsafe { ALLOCATOR.blocks().grows }
 }
 
 #[cfg(test)]
