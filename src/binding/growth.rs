@@ -2,8 +2,9 @@
 //!
 //! Blocks come in power-of-two sizes (16 B up), one free list per size: a freed block goes
 //! to the front of its size's list and the next allocation of that size takes it; a size
-//! whose list is empty is cut from the end of the memory. No block carries a header, and
-//! nothing is split or merged. That suits what the binding allocates: the heap's chunks
+//! whose list is empty is cut from the end of the memory, aligned to its size (up to a
+//! page), the gap before it going to the free lists as the largest blocks that fit. No
+//! block carries a header, and no two blocks are ever merged. That suits what the binding allocates: the heap's chunks
 //! (`src/chunked.rs`: 4096 entries of 16 B, 4096 slots of 8 B, and below a chunk a first one
 //! doubling from 16 elements, all powers of two, so none wastes a byte), the vector of
 //! chunk pointers, and the short-lived vectors of a batch call. It is also about 7 kB
@@ -52,8 +53,6 @@ pub(crate) fn step_pages(pages: usize, bytes: usize) -> usize {
 const MIN_CLASS: u32 = 4;
 /// Blocks are addressed below 4 GiB: sizes up to 2³¹.
 const CLASSES: usize = 32;
-/// Cut blocks are aligned to their size up to this, and more only where a layout asks.
-const CUT_ALIGN: usize = 64;
 
 /// The size class of a layout: the power of two its block has (`1 << class`).
 #[inline]
@@ -86,13 +85,24 @@ impl Blocks {
             return head as *mut u8;
         }
         let size = 1usize << class;
-        let align = align.max(size.min(CUT_ALIGN));
-        let mut at = self.cut.next_multiple_of(align);
-        if !matches!(at.checked_add(size), Some(top) if top <= self.end) {
-            if !self.grow(size + align) {
-                return core::ptr::null_mut();
-            }
-            at = self.cut.next_multiple_of(align);
+        // Every block is aligned to its size (up to a page), so that any block of a class
+        // serves any layout of that class; more is refused (nothing here asks for it).
+        if align > PAGE {
+            return core::ptr::null_mut();
+        }
+        let align = size.min(PAGE);
+        if !matches!(self.cut.next_multiple_of(align).checked_add(size), Some(top) if top <= self.end)
+            && !self.grow(size + align)
+        {
+            return core::ptr::null_mut();
+        }
+        let at = self.cut.next_multiple_of(align);
+        // The gap before `at` goes to the free lists as the largest aligned blocks that fit.
+        while self.cut < at {
+            let fit = (at - self.cut).ilog2().min(self.cut.trailing_zeros());
+            // SAFETY: the gap is memory no block holds.
+            unsafe { self.free(self.cut as *mut u8, fit) };
+            self.cut += 1 << fit;
         }
         self.cut = at + size;
         at as *mut u8
@@ -123,9 +133,12 @@ impl Blocks {
 
     /// Puts a block of 2^class bytes back on its list.
     unsafe fn free(&mut self, ptr: *mut u8, class: u32) {
+        // Below 4 GiB a block is at most 2³¹ bytes, so the class is below 32 (the mask only
+        // spares the bounds check its panic).
+        let class = class as usize & (CLASSES - 1);
         // SAFETY: the block is at least a word and no longer in use.
-        unsafe { *(ptr as *mut usize) = self.free[class as usize] };
-        self.free[class as usize] = ptr as usize;
+        unsafe { *(ptr as *mut usize) = self.free[class] };
+        self.free[class] = ptr as usize;
     }
 }
 
@@ -185,6 +198,27 @@ fn growths() -> usize {
 mod tests {
     use super::*;
     use wasm_bindgen_test::wasm_bindgen_test;
+
+    #[wasm_bindgen_test]
+    fn a_freed_block_serves_the_next_allocation_of_its_size_and_blocks_are_aligned() {
+        let a = Vec::<u64>::with_capacity(100); // 800 B: a 1 KiB block
+        let at = a.as_ptr() as usize;
+        drop(a);
+        let b = Vec::<u8>::with_capacity(1000);
+        assert_eq!(b.as_ptr() as usize, at, "the same size class takes the freed block");
+        for align in [1, 8, 16, 64, 256, 4096] {
+            let layout = Layout::from_size_align(24, align).unwrap();
+            let p = unsafe { ALLOCATOR.alloc(layout) };
+            assert!(!p.is_null() && p as usize % align == 0, "{p:?} aligned to {align}");
+            unsafe { ALLOCATOR.dealloc(p, layout) };
+        }
+        let mut v = vec![7u32; 5]; // a 32 B block: growing within it keeps it
+        let first = v.as_ptr();
+        v.reserve_exact(3);
+        assert_eq!(v.as_ptr(), first, "a realloc within the block's size stays put");
+        v.extend([8; 100]);
+        assert_eq!(v[..6], [7, 7, 7, 7, 7, 8], "a realloc to a bigger size keeps the contents");
+    }
 
     #[wasm_bindgen_test]
     fn steps_are_exact_below_32_mib_then_an_eighth_of_the_memory() {
