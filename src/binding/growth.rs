@@ -131,6 +131,26 @@ impl Blocks {
         false
     }
 
+    /// Grows the block at `ptr` of 2^`from` bytes (at least a page, so page-aligned, which
+    /// is all a block that size needs) to 2^`to` in place if it is the block cut last;
+    /// false if it is not, or the host has no memory for it.
+    fn extend(&mut self, ptr: *mut u8, from: u32, to: u32) -> bool {
+        let end_of_block = ptr as usize + (1 << from);
+        if to as usize >= CLASSES || end_of_block != self.cut {
+            return false;
+        }
+        let Some(top) = (ptr as usize).checked_add(1 << to) else { return false };
+        if top > self.end && !self.grow(top - self.end) {
+            return false;
+        }
+        // If the new memory did not follow, the block stays as it is and the caller moves it.
+        if self.cut != end_of_block || top > self.end {
+            return false;
+        }
+        self.cut = top;
+        true
+    }
+
     /// Puts a block of 2^class bytes back on its list.
     unsafe fn free(&mut self, ptr: *mut u8, class: u32) {
         // Below 4 GiB a block is at most 2³¹ bytes, so the class is below 32 (the mask only
@@ -173,7 +193,17 @@ unsafe impl GlobalAlloc for Allocator {
     unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
         // SAFETY: GlobalAlloc's contract for realloc makes this layout valid.
         let new = unsafe { Layout::from_size_align_unchecked(new_size, layout.align()) };
-        if class_of(new) == class_of(layout) {
+        let (old_class, new_class) = (class_of(layout), class_of(new));
+        if new_class == old_class {
+            return ptr;
+        }
+        // A vector that doubles past a page is usually the block cut last: it grows in place,
+        // so that doubling to n bytes asks the host for n, not for 2n in blocks left behind.
+        // SAFETY: single-threaded (see `blocks`).
+        if new_class > old_class
+            && old_class >= PAGE.ilog2()
+            && unsafe { self.blocks().extend(ptr, old_class, new_class) }
+        {
             return ptr;
         }
         let out = unsafe { self.alloc(new) };
@@ -218,6 +248,12 @@ mod tests {
         assert_eq!(v.as_ptr(), first, "a realloc within the block's size stays put");
         v.extend([8; 100]);
         assert_eq!(v[..6], [7, 7, 7, 7, 7, 8], "a realloc to a bigger size keeps the contents");
+        // A vector doubling past a page from the top of the memory stays where it is.
+        let mut big = Vec::<u8>::with_capacity(2 * PAGE);
+        let first = big.as_ptr();
+        big.resize(8 * PAGE, 1);
+        assert_eq!(big.as_ptr(), first, "the block cut last grows in place");
+        assert!(big.iter().all(|&b| b == 1));
     }
 
     #[wasm_bindgen_test]
