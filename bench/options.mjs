@@ -7,7 +7,8 @@
 //   Both write bench/results.json (every sample), bench/results.md, bench/chart.svg and
 //   bench/growth.svg; the README says how long each takes.
 //   node bench/run.mjs --smoke     tiny N, one round, no Java: every implementation, workload
-//                                  and runtime runs, order and "never early" are asserted;
+//                                  and runtime runs (and --only offer's table), order and
+//                                  "never early" are asserted;
 //                                  writes nothing (the test suite runs it, seconds)
 //
 //   --rounds R          rounds of the peer comparison (default 5)
@@ -38,7 +39,10 @@ export function parseOptions(argv) {
     mode,
     render: argv.includes("--render"),
     write: !smoke && only === undefined,
-    offers: only === "offer" ? { sizes: [1e4, 1e5, 1e6], rounds, impls: ["tarry", "js-heap"] } : null,
+    offers:
+      only === "offer" || smoke
+        ? { sizes: smoke ? [1000] : [1e4, 1e5, 1e6], rounds, impls: ["tarry", "js-heap"] }
+        : null,
     comparison:
       only === "growth" || only === "offer"
         ? null

@@ -41,7 +41,7 @@ if (options.render) {
 
 if (options.offers) {
   process.stdout.write(`${await measureOffers(options.offers, log)}\n`);
-  process.exit(0);
+  if (options.mode !== "smoke") process.exit(0);
 }
 
 const run = provenance();
