@@ -3,7 +3,8 @@
 //
 //   node --expose-gc bench/child.mjs <task> <impl> [n] [extra]
 //
-// Tasks: mem (bytes per pending item), ops (offer, cancel, drain at N), churn, expiry,
+// Tasks: mem (bytes per pending item), ops (offer, cancel, drain at N), offer (offer alone
+// at N, for `--only offer`), churn, expiry,
 // growth (bench/growth.mjs: cost per block of 10^6 operations up to N, with full GCs).
 // Prints one JSON line. Every workload uses the same seeded random numbers for every
 // implementation.
@@ -278,6 +279,29 @@ async function ops(make, n, isTimeouts, implId) {
   };
 }
 
+/** offer() alone: n items into an empty queue, the median of repeated passes, and its costs. */
+async function offers(make, n, implId) {
+  const delays = uniform(n, HOUR, 2 * HOUR, 1);
+  const w = Math.min(n, 10_000);
+  warm(() => offerOnly(make, w, delays));
+  const reps = Math.max(5, Math.floor(1_000_000 / n));
+  const ms = [];
+  for (let r = 0; r < reps; r++) ms.push(offerOnly(make, n, delays));
+  return { offer: (n / median(ms)) * 1000, offerCost: await offerCost(make, implId, n, delays), reps };
+}
+
+/** Offers n items due in delays[0..n) to a new queue; the time it took in ms. */
+function offerOnly(make, n, delays) {
+  const q = make();
+  const handles = new Array(n);
+  const t0 = now();
+  offerRange(q, 0, n, delays, handles);
+  const t1 = now();
+  if (q.size !== n) throw new Error(`size ${q.size} after ${n} offers`);
+  q.close?.();
+  return t1 - t0;
+}
+
 async function churn(make, pending, steps) {
   const run = (p, s, seed) => {
     const q = make();
@@ -382,6 +406,9 @@ switch (task) {
     break;
   case "ops":
     out = await ops(make, Number(a), implId === "setTimeout", implId);
+    break;
+  case "offer":
+    out = await offers(make, Number(a), implId);
     break;
   case "churn":
     out = await churn(make, Number(a), Number(b));

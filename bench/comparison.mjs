@@ -109,4 +109,40 @@ export function summariseComparison(c, { js, java }) {
   return summary;
 }
 
+/**
+ * offer() alone (bench/child.mjs offer) for `--only offer`: each implementation at each N
+ * in a fresh process, rounds interleaved with the order rotated. Returns the table's lines:
+ * medians of ops/s, the ratio to the last implementation (the plain-JS heap), and the
+ * JS heap bytes and calls into wasm per offer.
+ */
+export async function measureOffers({ sizes, rounds, impls }, log) {
+  const got = {};
+  for (let r = 0; r < rounds; r++) {
+    for (const n of sizes) {
+      for (const id of rotate(impls, r)) {
+        log(`round ${r + 1}/${rounds} offer N=${pow10(n)} ${id}`);
+        ((got[id] ??= {})[n] ??= []).push(await nodeChild("offer", id, [n]));
+      }
+    }
+  }
+  const peer = impls[impls.length - 1];
+  const lines = [
+    `| N | ${impls.map((id) => `${IMPLS[id].label}, offers/s`).join(" | ")} | ratio | heap B/offer | wasm calls/offer |`,
+  ];
+  lines.push(`| --- |${impls.map(() => " ---: |").join("")} ---: | ---: | ---: |`);
+  for (const n of sizes) {
+    const rate = (id) => median(got[id][n].map((x) => x.offer));
+    const cost = (k) => impls.map((i) => median(got[i][n].map((x) => x.offerCost[k])).toFixed(1)).join(" / ");
+    const rates = impls.map((id) => `${(rate(id) / 1e6).toFixed(2)}M`).join(" | ");
+    const samples = got[impls[0]][n].map((x) => (x.offer / 1e6).toFixed(2)).join(", ");
+    lines.push(
+      `| ${pow10(n)} | ${rates} | ×${(rate(impls[0]) / rate(peer)).toFixed(2)} | ${cost("heapBytes")} | ${cost("wasmCalls")} |`,
+    );
+    log(
+      `N=${pow10(n)} ${impls[0]} samples: ${samples}; ${peer}: ${got[peer][n].map((x) => (x.offer / 1e6).toFixed(2)).join(", ")}`,
+    );
+  }
+  return lines.join("\n");
+}
+
 export const LABELS = { ...Object.fromEntries(JS_IMPLS.map((id) => [id, IMPLS[id].label])), java: "Java DelayQueue" };

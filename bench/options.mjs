@@ -7,7 +7,8 @@
 //   Both write bench/results.json (every sample), bench/results.md, bench/chart.svg and
 //   bench/growth.svg; the README says how long each takes.
 //   node bench/run.mjs --smoke     tiny N, one round, no Java: every implementation, workload
-//                                  and runtime runs, order and "never early" are asserted;
+//                                  and runtime runs (and --only offer's table), order and
+//                                  "never early" are asserted;
 //                                  writes nothing (the test suite runs it, seconds)
 //
 //   --rounds R          rounds of the peer comparison (default 5)
@@ -16,6 +17,9 @@
 //   --growth-plan "node:1e6,1e7 deno:1e6"   the growth curve's runtimes and sizes
 //                       (runtimes: node, node24, deno, chromium)
 //   --only comparison|growth   one part; prints its tables, writes nothing
+//   --only offer        offer() alone, tarry against the plain-JS heap at 10^4, 10^5 and
+//                       10^6 pending, rounds interleaved (--rounds, default 5); prints its
+//                       table (ops/s, JS heap bytes and wasm calls per offer), writes nothing
 //   --render            measures nothing: rewrites bench/results.md and the charts from
 //                       bench/results.json (after a change to how results are shown)
 
@@ -27,16 +31,20 @@ export function parseOptions(argv) {
   const smoke = argv.includes("--smoke");
   const full = !smoke && argv.includes("--full");
   const only = value("--only");
-  if (only !== undefined && only !== "comparison" && only !== "growth")
-    throw new Error(`--only takes comparison or growth, got ${only}`);
+  if (only !== undefined && only !== "comparison" && only !== "growth" && only !== "offer")
+    throw new Error(`--only takes comparison, growth or offer, got ${only}`);
   const rounds = smoke ? 1 : Number(value("--rounds") ?? 5);
   const mode = smoke ? "smoke" : full ? "full" : "quick";
   return {
     mode,
     render: argv.includes("--render"),
     write: !smoke && only === undefined,
+    offers:
+      only === "offer" || smoke
+        ? { sizes: smoke ? [1000] : [1e4, 1e5, 1e6], rounds, impls: ["tarry", "js-heap"] }
+        : null,
     comparison:
-      only === "growth"
+      only === "growth" || only === "offer"
         ? null
         : {
             sizes: smoke ? [1000] : full ? [1e4, 1e5, 1e6] : [1e4, 1e5],
@@ -51,7 +59,7 @@ export function parseOptions(argv) {
             java: !smoke && !argv.includes("--no-java"),
           },
     growth:
-      only === "comparison"
+      only === "comparison" || only === "offer"
         ? null
         : {
             plan: value("--growth-plan")

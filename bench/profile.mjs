@@ -17,10 +17,13 @@
 //   plain-JS heap offer/cancel/poll: bench/peers/indexed-heap.mjs behind its wrapper
 //   churn step at N pending (cancel one, offer one) for Deadlines, DelayQueue and the JS heap
 
-import { DelayQueue } from "tarry-queue";
+import { DelayQueue, init } from "tarry-queue";
 import { Deadlines } from "../dist/tarry.js";
 import { HeapDelayQueue } from "./peers/indexed-heap.mjs";
 import { rng } from "./rng.mjs";
+
+// The glue is loaded by the package's first queue or by init(); Deadlines is used before either.
+await init();
 
 const HOUR = 3_600_000;
 const sizes = process.argv

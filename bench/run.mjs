@@ -8,7 +8,7 @@
 import { readFileSync, writeFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { comparisonChart, growthChart } from "./chart.mjs";
-import { LABELS, measureComparison, summariseComparison } from "./comparison.mjs";
+import { LABELS, measureComparison, measureOffers, summariseComparison } from "./comparison.mjs";
 import { GROWTH_IMPLS, measureGrowth, PHASES, summariseGrowth } from "./growth.mjs";
 import { JS_IMPLS } from "./impls.mjs";
 import { parseOptions } from "./options.mjs";
@@ -37,6 +37,11 @@ if (options.render) {
   process.stdout.write(`\n${report}`);
   writeOutputs({ ...saved, report });
   process.exit(0);
+}
+
+if (options.offers) {
+  process.stdout.write(`${await measureOffers(options.offers, log)}\n`);
+  if (options.mode !== "smoke") process.exit(0);
 }
 
 const run = provenance();

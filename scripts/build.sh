@@ -21,8 +21,9 @@ flock 9
 [ "${1:-}" = "--if-stale" ] && ! stale && exit 0
 
 bash scripts/setup.sh
-echo "[build] cargo build --release --target wasm32-unknown-unknown" >&2
-cargo build --quiet --release --lib --target wasm32-unknown-unknown
+echo "[build] cargo build --release --target wasm32-unknown-unknown --no-default-features" >&2
+# Without the `std` feature: no_std, a panic traps and no formatting code is linked (src/lib.rs).
+cargo build --quiet --release --lib --target wasm32-unknown-unknown --no-default-features
 tmp=$(mktemp -d "$out.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT
 chmod 755 "$tmp"

@@ -9,8 +9,9 @@
 //! node's four 16-byte children in one cache line. Indexing costs a shift, a mask and a
 //! load more than a `Vec`. (How the wasm memory under the allocator grows: `binding/growth.rs`.)
 
-use std::alloc::{self, Layout};
-use std::ptr::NonNull;
+use ::alloc::alloc::{self, Layout};
+use ::alloc::vec::Vec;
+use core::ptr::NonNull;
 
 const BITS: u32 = 12;
 const CHUNK: usize = 1 << BITS;
@@ -28,13 +29,14 @@ pub(crate) struct Chunked<T> {
 
 impl<T> Default for Chunked<T> {
     fn default() -> Self {
-        assert!(std::mem::size_of::<T>() > 0, "no zero-sized elements");
+        assert!(core::mem::size_of::<T>() > 0, "no zero-sized elements");
         Self { chunks: Vec::new(), first_cap: 0, len: 0 }
     }
 }
 
 fn layout<T>(cap: usize) -> Layout {
-    Layout::from_size_align(cap * std::mem::size_of::<T>(), ALIGN.max(std::mem::align_of::<T>())).expect("chunk layout")
+    Layout::from_size_align(cap * core::mem::size_of::<T>(), ALIGN.max(core::mem::align_of::<T>()))
+        .expect("chunk layout")
 }
 
 impl<T> Chunked<T> {
@@ -133,7 +135,7 @@ impl<T> Chunked<T> {
     #[cfg(all(test, not(target_arch = "wasm32")))]
     pub fn allocated_bytes(&self) -> usize {
         let chunks = self.chunks.len().saturating_sub(1) * CHUNK + self.first_cap;
-        chunks * std::mem::size_of::<T>()
+        chunks * core::mem::size_of::<T>()
     }
 
     #[cfg(all(test, not(target_arch = "wasm32")))]
@@ -142,7 +144,7 @@ impl<T> Chunked<T> {
     }
 }
 
-impl<T> std::ops::Index<usize> for Chunked<T> {
+impl<T> core::ops::Index<usize> for Chunked<T> {
     type Output = T;
     #[inline(always)]
     fn index(&self, i: usize) -> &T {
@@ -153,7 +155,7 @@ impl<T> std::ops::Index<usize> for Chunked<T> {
     }
 }
 
-impl<T> std::ops::IndexMut<usize> for Chunked<T> {
+impl<T> core::ops::IndexMut<usize> for Chunked<T> {
     #[inline(always)]
     fn index_mut(&mut self, i: usize) -> &mut T {
         debug_assert!(i < self.len, "index {i} out of bounds ({})", self.len);

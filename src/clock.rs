@@ -12,8 +12,8 @@
 //! assert_eq!(clock.now(), 250.0);
 //! ```
 
-use std::cell::Cell;
-use std::rc::Rc;
+use alloc::rc::Rc;
+use core::cell::Cell;
 
 /// A monotonic source of time in milliseconds. `now()` never goes backwards.
 pub trait Clock {

@@ -45,7 +45,9 @@ const TAG_BITS: u32 = 12;
 /// The most slots a heap can hold.
 pub(crate) const MAX_SLOTS: usize = 1 << SLOT_BITS;
 
-use std::mem::MaybeUninit;
+use alloc::vec;
+use alloc::vec::Vec;
+use core::mem::MaybeUninit;
 
 use crate::chunked::Chunked;
 

@@ -10,6 +10,9 @@
 //! assert_eq!(l.max(), 50.0);
 //! ```
 
+use alloc::boxed::Box;
+use alloc::vec;
+
 /// Buckets below 1 ms, each 1/64 ms wide.
 const FINE: usize = 64;
 /// Sub-buckets per power of two from 1 ms up.
@@ -52,7 +55,10 @@ impl Lateness {
     /// 0 when nothing was recorded.
     pub fn quantile(&self, q: f64) -> f64 {
         let Some(buckets) = &self.buckets else { return 0.0 };
-        let rank = ((q.clamp(0.0, 1.0) * self.count as f64).ceil() as u64).max(1);
+        let share = q.clamp(0.0, 1.0) * self.count as f64;
+        // Rounded up without libm's ceil (the wasm build links no float library).
+        let whole = share as u64;
+        let rank = (whole + u64::from((whole as f64) < share)).max(1);
         let mut seen = 0u64;
         for (i, &n) in buckets.iter().enumerate() {
             seen += u64::from(n);
@@ -69,10 +75,12 @@ fn bucket_of(ms: f64) -> usize {
     if ms < 1.0 {
         (ms * FINE as f64) as usize
     } else {
-        let octave = ms.log2().floor();
-        let base = octave.exp2();
+        // floor(log2(ms)) and 2^that from the exponent bits (ms >= 1, so it is normal).
+        let exponent = (ms.to_bits() >> 52) & 0x7ff;
+        let octave = (exponent - 1023) as usize;
+        let base = f64::from_bits(exponent << 52);
         let sub = ((ms / base - 1.0) * SUB as f64) as usize;
-        FINE + octave as usize * SUB + sub.min(SUB - 1)
+        FINE + octave * SUB + sub.min(SUB - 1)
     }
 }
 
@@ -80,9 +88,9 @@ fn bounds_of(i: usize) -> (f64, f64) {
     if i < FINE {
         (i as f64 / FINE as f64, (i + 1) as f64 / FINE as f64)
     } else {
-        let octave = ((i - FINE) / SUB) as f64;
+        let octave = (i - FINE) / SUB;
         let sub = ((i - FINE) % SUB) as f64;
-        let base = octave.exp2();
+        let base = f64::from_bits((1023 + octave as u64) << 52);
         (base * (1.0 + sub / SUB as f64), base * (1.0 + (sub + 1.0) / SUB as f64))
     }
 }

@@ -16,6 +16,13 @@
 //! assert_eq!(q.cancel(h), Some("expire session 7"));
 //! ```
 
+// The package's wasm build (scripts/build.sh: wasm32-unknown-unknown without the `std`
+// feature) is `no_std` with `alloc`: its panic handler traps without formatting a message,
+// so no formatting machinery is linked into the module every page loads.
+#![cfg_attr(all(target_arch = "wasm32", target_os = "unknown", not(feature = "std")), no_std)]
+
+extern crate alloc;
+
 mod chunked;
 mod clock;
 mod driver;

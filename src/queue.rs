@@ -33,8 +33,9 @@
 //! assert!(q.is_empty());
 //! ```
 
-use std::fmt;
-use std::sync::atomic::{AtomicU32, Ordering};
+use alloc::vec::Vec;
+use core::fmt;
+use core::sync::atomic::{AtomicU32, Ordering};
 
 use crate::clock::Clock;
 use crate::heap::{Heap, MAX_SLOTS};
@@ -84,7 +85,7 @@ impl fmt::Display for Refusal {
     }
 }
 
-impl std::error::Error for Refusal {}
+impl core::error::Error for Refusal {}
 
 /// A refused offer: the reason, and the value handed back.
 pub struct OfferError<T> {
@@ -104,7 +105,7 @@ impl<T> fmt::Display for OfferError<T> {
     }
 }
 
-impl<T> std::error::Error for OfferError<T> {}
+impl<T> core::error::Error for OfferError<T> {}
 
 /// An item taken out of the queue, with what the queue knew about it.
 #[derive(Debug, Clone, PartialEq)]

@@ -692,7 +692,13 @@ fn generations_come_round_from_the_top_and_handles_stay_fresh() {
     let top = Handle::from_raw((u64::from(MAX_GENERATION) << SLOT_BITS) | u64::from(slot));
     assert_eq!(q.cancel(top), Some(1));
     let next = q.offer(2, 1.0).unwrap();
-    assert_eq!(next.into_raw(), (1 << SLOT_BITS) | u64::from(slot), "generation 1 after the top, same slot");
+    if q.heap_mut().first_generation() == 1 {
+        // Tag 0 (the process's first queue: nextest runs each test in its own process): the
+        // generation after the top is the slot's first again, so the slot is retired.
+        assert_ne!(next.into_raw() & SLOT_MASK, u64::from(slot), "a retired slot is not reused");
+    } else {
+        assert_eq!(next.into_raw(), (1 << SLOT_BITS) | u64::from(slot), "generation 1 after the top, same slot");
+    }
     assert_eq!(q.cancel(top), None);
     assert_eq!(q.cancel(next), Some(2));
     assert_eq!(q.cancel(Handle::from_raw(u64::from(slot))), None, "generation 0 names nothing");

@@ -24,7 +24,18 @@
 
 mod growth;
 
-use std::rc::Rc;
+/// A panic (a broken invariant, never bad input: the binding checks what JS hands it)
+/// traps, which JS sees as a `RuntimeError`. No message is formatted, so the module carries
+/// no formatting code.
+#[cfg(not(feature = "std"))]
+#[panic_handler]
+fn panic(_: &core::panic::PanicInfo) -> ! {
+    core::arch::wasm32::unreachable()
+}
+
+use alloc::rc::Rc;
+use alloc::vec;
+use alloc::vec::Vec;
 
 use wasm_bindgen::prelude::*;
 
@@ -69,7 +80,7 @@ pub struct Deadlines {
 /// A handle from JS, if it is one a queue could have given out.
 #[inline]
 fn handle(raw: f64) -> Option<Handle> {
-    ((0.0..9_007_199_254_740_992.0).contains(&raw) && raw.fract() == 0.0).then(|| Handle::from_raw(raw as u64))
+    ((0.0..9_007_199_254_740_992.0).contains(&raw) && (raw as u64) as f64 == raw).then(|| Handle::from_raw(raw as u64))
 }
 
 #[inline]
