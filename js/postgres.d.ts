@@ -138,10 +138,7 @@ export declare class PostgresDelayQueue<T extends Jsonable<T> = Json> {
   /** `for await (const job of queue)`: takes jobs as they come due, until close(). */
   [Symbol.asyncIterator](): AsyncIterator<PostgresJob<T>>;
   /** Runs handler for each due item, acks on success, nacks (retry after retryDelayMs) on a throw. */
-  process(
-    handler: (value: T, job: PostgresJob<T>) => unknown,
-    options?: DurableEngineProcessOptions,
-  ): PostgresWorker;
+  process(handler: (value: T, job: PostgresJob<T>) => unknown, options?: DurableEngineProcessOptions): PostgresWorker;
   /** Removes every item (pending, in flight and dead) and every schedule. */
   clear(): Promise<void>;
 }

@@ -175,10 +175,7 @@ export declare class RedisDelayQueue<T extends Jsonable<T> = Json> {
   /** `for await (const job of queue)`: takes jobs as they come due, until close(). */
   [Symbol.asyncIterator](): AsyncIterator<RedisJob<T>>;
   /** Runs handler for each due item, acks on success, nacks (retry after retryDelayMs) on a throw. */
-  process(
-    handler: (value: T, job: RedisJob<T>) => unknown,
-    options?: DurableEngineProcessOptions,
-  ): RedisWorker;
+  process(handler: (value: T, job: RedisJob<T>) => unknown, options?: DurableEngineProcessOptions): RedisWorker;
   /** Removes every item (pending, in flight and dead) and every schedule. */
   clear(): Promise<void>;
 }
