@@ -11,6 +11,7 @@
 
 import type {
   DurableEngine,
+  DurableEngineConsumer,
   DurableEngineDeadLetter,
   DurableEngineEvents,
   DurableEngineJob,
@@ -133,14 +134,6 @@ export declare class PostgresDelayQueue<T extends Jsonable<T> = Json> {
   cancel(id: string, options?: TransactionOptions): Promise<boolean>;
   /** A new delay for a pending item, counted from this call: true if it was pending. */
   reschedule(id: string, delayMs: number, options?: TransactionOptions): Promise<boolean>;
-  /** The next due item, leased to this process. With timeout it resolves undefined when that passes. */
-  take(options?: TakeOptions): Promise<PostgresJob<T> | undefined>;
-  /** `for await (const job of queue)`: takes jobs as they come due, until close(). */
-  [Symbol.asyncIterator](): AsyncIterator<PostgresJob<T>>;
-  /** Runs handler for each due item, acks on success, nacks (retry after retryDelayMs) on a throw. */
-  process(handler: (value: T, job: PostgresJob<T>) => unknown, options?: DurableEngineProcessOptions): PostgresWorker;
-  /** Removes every item (pending, in flight and dead) and every schedule. */
-  clear(): Promise<void>;
 }
 
 /**
@@ -151,7 +144,8 @@ export declare class PostgresDelayQueue<T extends Jsonable<T> = Json> {
  * put back, pause and resume as its consumer hears them).
  */
 export interface PostgresDelayQueue<T extends Jsonable<T> = Json>
-  extends DurableEngine<T, PostgresQueueStats, DeadLetter<T>, DurableEngineEvents> {}
+  extends DurableEngine<T, PostgresQueueStats, DeadLetter<T>, DurableEngineEvents>,
+    DurableEngineConsumer<T, PostgresJob<T>, PostgresWorker> {}
 
 /** An error of the connection to Postgres (no connection, no answer within commandTimeout, a failed statement), its message redacted. */
 export declare class PostgresError extends Error {

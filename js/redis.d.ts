@@ -12,6 +12,7 @@
 import type {
   AbortSignalLike,
   DurableEngine,
+  DurableEngineConsumer,
   DurableEngineDeadLetter,
   DurableEngineEvents,
   DurableEngineJob,
@@ -165,19 +166,6 @@ export declare class RedisDelayQueue<T extends Jsonable<T> = Json> {
    * `shards`, in shard order.
    */
   readonly keys: RedisQueueKeys & { shards?: RedisQueueKeys[] };
-  /**
-   * The next due item, leased to this process; rejects when `signal` aborts or the queue
-   * closes. Without a timeout it resolves only with a job.
-   */
-  take(options?: { signal?: AbortSignalLike; timeout?: undefined }): Promise<RedisJob<T>>;
-  /** With a `timeout` (ms): undefined when it passes with nothing due. */
-  take(options?: TakeOptions): Promise<RedisJob<T> | undefined>;
-  /** `for await (const job of queue)`: takes jobs as they come due, until close(). */
-  [Symbol.asyncIterator](): AsyncIterator<RedisJob<T>>;
-  /** Runs handler for each due item, acks on success, nacks (retry after retryDelayMs) on a throw. */
-  process(handler: (value: T, job: RedisJob<T>) => unknown, options?: DurableEngineProcessOptions): RedisWorker;
-  /** Removes every item (pending, in flight and dead) and every schedule. */
-  clear(): Promise<void>;
 }
 
 /**
@@ -188,7 +176,8 @@ export declare class RedisDelayQueue<T extends Jsonable<T> = Json> {
  * consumer hears them); with `observe: true` those of every process.
  */
 export interface RedisDelayQueue<T extends Jsonable<T> = Json>
-  extends DurableEngine<T, RedisQueueStats, DeadLetter<T>, DurableEngineEvents & { released: { id: string } }> {}
+  extends DurableEngine<T, RedisQueueStats, DeadLetter<T>, DurableEngineEvents & { released: { id: string } }>,
+    DurableEngineConsumer<T, RedisJob<T>, RedisWorker> {}
 
 /** What a closed queue's methods throw and its waiting takes reject with: the class tarry-queue exports. */
 export { ClosedError } from "./tarry.js";

@@ -313,6 +313,27 @@ export interface DurableEngineJob<T = unknown> {
 }
 
 /**
+ * What an engine whose consumers take (RedisDelayQueue, PostgresDelayQueue) adds to the
+ * contract, declared once: take(), the async iterator, process() and clear(). `Job` and
+ * `Worker` are the engine's own job and worker types.
+ */
+export interface DurableEngineConsumer<T, Job extends DurableEngineJob<T>, Worker extends DurableEngineWorker> {
+  /**
+   * The next due item, leased to this process; rejects when `signal` aborts or the queue
+   * closes. Without a timeout it resolves only with a job.
+   */
+  take(options?: { signal?: AbortSignalLike; timeout?: undefined }): Promise<Job>;
+  /** With a `timeout` (ms): undefined when it passes with nothing due. */
+  take(options?: TakeOptions): Promise<Job | undefined>;
+  /** `for await (const job of queue)`: takes jobs as they come due, until close(). */
+  [Symbol.asyncIterator](): AsyncIterator<Job>;
+  /** Runs handler for each due item, acks on success, nacks (retry after retryDelayMs) on a throw. */
+  process(handler: (value: T, job: Job) => unknown, options?: DurableEngineProcessOptions): Worker;
+  /** Removes every item (pending, in flight and dead) and every schedule. */
+  clear(): Promise<void>;
+}
+
+/**
  * The contract of a durable engine (RedisDelayQueue, DurableDelayQueue, and any engine to
  * come): items named by string ids, kept outside the process, due by the engine's clock,
  * delivered at least once in deadline order (FIFO among ties), with attempts, retries and

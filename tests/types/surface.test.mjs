@@ -163,8 +163,9 @@ function programWith(from, source, options, roots = []) {
 
 const typesSurfaces = new Map();
 
-/** The engine contract's interface (js/tarry.d.ts), which every durable engine's class implements. */
-const CONTRACT = "DurableEngine";
+/** The engine contract's interfaces (js/tarry.d.ts): DurableEngine, which every durable engine's class implements, and DurableEngineConsumer, which those whose consumers take add. */
+const ENGINE = "DurableEngine";
+const CONTRACT = [ENGINE, "DurableEngineConsumer"];
 
 /** The types side: what TypeScript sees for `specifier` under `condition`, in the same shape. */
 function typesSurface(condition, specifier = "tarry-queue") {
@@ -210,7 +211,7 @@ function readTypes(conditions, specifier) {
         member.declarations?.some(
           (d) =>
             symbol.declarations.includes(d.parent) ||
-            (ts.isInterfaceDeclaration(d.parent) && d.parent.name.text === CONTRACT),
+            (ts.isInterfaceDeclaration(d.parent) && CONTRACT.includes(d.parent.name.text)),
         );
       const isClass = (symbol.flags & ts.SymbolFlags.Class) !== 0;
       const instance = checker.getDeclaredTypeOfSymbol(symbol);
@@ -527,11 +528,11 @@ function contractMembers() {
   const checker = program.getTypeChecker();
   const symbol = checker
     .getExportsOfModule(checker.getSymbolAtLocation(program.getSourceFile(file)))
-    .find((e) => e.name === CONTRACT);
-  assert.ok(symbol, `js/tarry.d.ts exports no ${CONTRACT}`);
+    .find((e) => e.name === ENGINE);
+  assert.ok(symbol, `js/tarry.d.ts exports no ${ENGINE}`);
   const own = checker
     .getPropertiesOfType(checker.getDeclaredTypeOfSymbol(symbol))
-    .filter((m) => m.declarations.some((d) => d.parent.name?.text === CONTRACT));
+    .filter((m) => m.declarations.some((d) => d.parent.name?.text === ENGINE));
   return own.map((m) => [tsMemberName(m), (m.flags & ts.SymbolFlags.Method) !== 0 ? "method" : "property"]);
 }
 
@@ -548,7 +549,7 @@ test("every durable engine's JS class has each member of the engine contract, it
       // Its own: a sharded queue that took RedisDelayQueue's method by its prototype would run
       // it on the wrong private fields.
       const d = Object.getOwnPropertyDescriptor(proto, key);
-      assert.ok(d, `${name} (${file}) has no ${member} of its own: the contract (js/tarry.d.ts ${CONTRACT}) has it`);
+      assert.ok(d, `${name} (${file}) has no ${member} of its own: the contract (js/tarry.d.ts ${ENGINE}) has it`);
       if (kind === "method") assert.equal(typeof d.value, "function", `${name}#${member} is a method`);
       else assert.ok(d.get !== undefined, `${name}#${member} is a getter`);
     }
