@@ -2,8 +2,8 @@
 // up to its first `--- @include` line), each include it needs, in the order scripts/lua.mjs
 // resolved (an include's own includes before it, each once), then the rest of the script.
 // And the library: every script in one source, each as a function called by its name, which
-// is what Redis runs (so that the server has every script of a version or none, and a call
-// whose script must be sent again is never overtaken by one whose script is there). The one
+// is what Redis runs for a batch, the calls of several queues in one run (js/redis/gather.js);
+// a lone call runs its script's own source, which defines only what that script uses. The one
 // place that does it: scripts/lua.mjs (to build and lint) and js/redis/lua.js (at import, so
 // that the package holds each include once) both call it.
 
@@ -23,7 +23,8 @@ export function assemble(head, parts, includes, rest) {
 
 /** The library's batch: each call on its own queue's keys (includes/keys.lua: bind), under pcall. */
 const BATCH = [
-  "local out, i, k = {}, 2, 0",
+  "-- the batch",
+  "local out, i, k = {}, 1, 0",
   "while i <= #ARGV do",
   "  local name, n = ARGV[i], tonumber(ARGV[i + 1])",
   "  local args = {}",
@@ -44,7 +45,7 @@ const BATCH = [
 
 /**
  * The library's source: every include once (each after the ones it needs), then each script's
- * code as the function `scripts[name]` of its ARGV, then the call of the one ARGV[1] names.
+ * code as the function `scripts[name]` of its ARGV, then the batch that calls them.
  * @param {Record<string, { parts: string[], head: string, rest: string }>} scripts by name (a script with no includes is all head)
  * @param {Record<string, string>} includes each include's code
  */
@@ -53,13 +54,11 @@ export function library(scripts, includes) {
   const order = [];
   for (const { parts } of Object.values(scripts)) for (const p of parts) if (!order.includes(p)) order.push(p);
   const out = [
-    "--[[ library: every script of tarry-queue/redis, each a function of its ARGV, called by name.",
-    "  KEYS: the queue's keys (includes/keys.lua)",
-    "  ARGV: the script's name (js/redis/lua/<name>.lua), then its ARGV",
-    "  Reply: the script's",
-    "  Or a batch, the calls of several queues in one run: KEYS: each call's queue keys in turn;",
-    "  ARGV: '*', then per call: its script's name, its argument count, its arguments; Reply:",
-    "  per call, its script's reply, or its error (one call's error stops none of the others)",
+    "--[[ library: every script of tarry-queue/redis, each a function of its ARGV, called by name",
+    "  in a batch, the calls of several queues in one run.",
+    "  KEYS: each call's queue keys in turn (includes/keys.lua)",
+    "  ARGV: per call: its script's name (js/redis/lua/<name>.lua), its argument count, its arguments",
+    "  Reply: per call, its script's reply, or its error (one call's error stops none of the others)",
     "]]",
   ];
   for (const name of order) out.push(`-- ${name} (includes/${name}.lua)`, includes[name], `-- end of ${name}`);
@@ -72,13 +71,6 @@ export function library(scripts, includes) {
       "end",
     );
   }
-  out.push(
-    "if ARGV[1] ~= '*' then",
-    "  local args = {}",
-    "  for i = 2, #ARGV do args[i - 1] = ARGV[i] end",
-    "  return scripts[ARGV[1]](args)",
-    "end",
-    ...BATCH,
-  );
+  out.push(...BATCH);
   return out.join("\n");
 }
