@@ -49,7 +49,9 @@ function setUps() {
   sources.library = `${lib.split("\n-- the batch\n")[0]}\nreturn 0`;
   for (const name of ["delayOf", "get", "offer", "take", "ack"]) {
     const s = scripts[name];
-    sources[name] = s.parts.length ? assemble(s.head, s.parts, s.includes, "return 0") : `${s.head}\nreturn 0`;
+    sources[name] = s.parts.length
+      ? assemble(s.head, s.parts, s.includes, "return 0", s.unused)
+      : `${s.head}\nreturn 0`;
   }
   return sources;
 }

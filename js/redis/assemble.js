@@ -8,17 +8,61 @@
 // that the package holds each include once) both call it.
 
 /**
- * A script's source as Redis runs it.
+ * A script's source as Redis runs it: each include without the functions the script never
+ * calls (`unused`), so that a call defines only what it runs.
  * @param {string} head the script's lines before its first include, header included
  * @param {string[]} parts the names of its includes, in order
  * @param {Record<string, string>} includes each include's code (its own include lines removed)
  * @param {string} rest the script's lines after its includes
+ * @param {string[]} [unused] the includes' functions to leave out (scripts/lua.mjs finds them)
  */
-export function assemble(head, parts, includes, rest) {
+export function assemble(head, parts, includes, rest, unused = []) {
   const out = [head];
-  for (const name of parts) out.push(`-- ${name} (includes/${name}.lua)`, includes[name], `-- end of ${name}`);
+  for (const name of parts)
+    out.push(`-- ${name} (includes/${name}.lua)`, without(includes[name], unused), `-- end of ${name}`);
   out.push(rest);
   return out.join("\n");
+}
+
+/** An include's function: `local function <name>(` at the start of a line. */
+const FUNCTION = /^local function (\w+)\(/;
+/** A function on one line: it ends on the line it starts (a comment may follow). */
+const ONE_LINE = /\send(\s*--.*)?$/;
+
+/**
+ * The functions an include defines at its top level, each with its lines [from, to): from
+ * `local function <name>(` to the line that closes it (the same line, or the next line that
+ * starts with `end`), with the comment lines just above it.
+ * @param {string} code
+ * @returns {{ name: string, from: number, to: number }[]}
+ */
+export function functionsOf(code) {
+  const lines = code.split("\n");
+  const found = [];
+  for (let i = 0; i < lines.length; i++) {
+    const m = FUNCTION.exec(lines[i]);
+    if (!m) continue;
+    let from = i;
+    while (from > 0 && lines[from - 1].startsWith("--")) from--;
+    let to = i;
+    if (!ONE_LINE.test(lines[i])) while (to < lines.length && !/^end\b/.test(lines[to])) to++;
+    found.push({ name: m[1], from, to: to + 1 });
+    i = to;
+  }
+  return found;
+}
+
+/**
+ * `code` without the functions named in `unused`.
+ * @param {string} code
+ * @param {string[]} unused
+ */
+function without(code, unused) {
+  if (unused.length === 0) return code;
+  const lines = code.split("\n");
+  for (const { name, from, to } of functionsOf(code).reverse())
+    if (unused.includes(name)) lines.splice(from, to - from);
+  return lines.join("\n");
 }
 
 /** The library's batch: each call on its own queue's keys (includes/keys.lua: bind), under pcall. */

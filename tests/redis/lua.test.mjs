@@ -76,6 +76,23 @@ test("every script has a header naming it, runs with its includes in place, and 
   }
 });
 
+test("a script's source defines only the functions of its includes that it calls, directly or through another", () => {
+  const scripts = loadScripts();
+  const defined = (/** @type {string} */ source) => [...source.matchAll(/^local function (\w+)\(/gm)].map((m) => m[1]);
+  // delayOf calls parse, fmt and clock; not seqs or save (record.lua), nor bind (keys.lua).
+  assert.deepEqual(defined(scripts.delayOf.source).sort(), ["clock", "fmt", "parse"]);
+  // offer calls head, publish and unlink (queue.lua), hex, seqs and save (record.lua); none of
+  // announce, enqueue or bury (queue.lua).
+  const offer = defined(scripts.offer.source);
+  for (const fn of ["head", "publish", "seqs", "save", "hex", "unlink"])
+    assert.ok(offer.includes(fn), `offer: ${fn} left out`);
+  for (const fn of ["announce", "enqueue", "bury"]) assert.ok(!offer.includes(fn), `offer: ${fn} defined`);
+  assert.deepEqual(scripts.delayOf.unused.sort(), ["bind", "hex", "save", "seqs", "start", "up"]);
+  // The library defines every include's functions, for every script it holds.
+  const lib = defined(libraryOf(scripts).source);
+  for (const s of Object.values(scripts)) for (const fn of defined(s.source)) assert.ok(lib.includes(fn), fn);
+});
+
 test("js/redis/lua.js is what scripts/lua.mjs builds from js/redis/lua/ (run `npm run lua` after editing a script)", () => {
   assert.equal(readFileSync(generated, "utf8"), generate());
 });
