@@ -16,7 +16,8 @@
 //
 // The scripts are built into js/redis/lua.js (each include once, each script's parts and SHA-1,
 // and which replies start with the time), so that the Redis entry reads no file at run time and
-// bundles like any module. A lone call runs its script's own source by its SHA-1, so that Redis
+// bundles like any module. A lone call runs its script's own source by its SHA-1: the script
+// with its includes, less the include functions it never calls (unusedOf), so that Redis
 // defines only the functions that script uses; a batch of several queues' calls runs the
 // library (js/redis/assemble.js), each script a function called by name. The files are the source; lua.js is what
 // `node scripts/lua.mjs` (`npm run lua`) writes, and tests/redis/lua.test.mjs and
