@@ -11,7 +11,9 @@
 // - Never overtaken by a load. A call whose script the server may lack (EVAL) goes only once
 //   every call this connection sent before it has its reply: were one of those refused with
 //   NOSCRIPT (SCRIPT FLUSH, a restart), the EVAL could otherwise run before it is sent again.
-//   The calls made meanwhile wait behind it, in order. A server that lost its scripts without
+//   The calls made meanwhile wait behind it, in order; when a call before them is refused by a
+//   slot migration, they are refused with it (js/redis/connection.js sends them all again, in
+//   order). A server that lost its scripts without
 //   this process hearing of it (a SCRIPT FLUSH by someone else) can still run a script another
 //   queue of the process loads in that moment before this queue's refused call goes again.
 // - A NOSCRIPT comes back for every call on its way after it too, none of which ran: each is
@@ -20,7 +22,7 @@
 //   (js/engine/clock.js).
 
 import { localNow, moment } from "../engine/clock.js";
-import { isNoScript } from "./errors.js";
+import { isMigrating, isNoScript } from "./errors.js";
 
 /** @typedef {import("./scripts.js").Script} Script */
 /** @typedef {import("./client.js").Client} Client */
@@ -163,6 +165,9 @@ export class ScriptRunner {
         reply = await again;
       }
     } catch (e) {
+      // A slot migration refused it (it did not run): the connection sends it again later, in
+      // order, so the calls waiting behind it are refused with it, never sent before it.
+      if (isMigrating(e)) for (const waiting of this.#waiting.splice(0)) waiting.reject(of.explain(e));
       answered();
       return reject(of.explain(e));
     }
