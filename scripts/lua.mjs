@@ -14,10 +14,12 @@
 // line stands, an include's own includes before it (js/redis/assemble.js), so every shared
 // function is defined once, before the code that calls it.
 //
-// The scripts are built into js/redis/lua.js (each include once, each script's parts, and
-// which replies start with the time), so that the Redis entry reads no file at run time and
-// bundles like any module. Redis runs them as one library (js/redis/assemble.js), each script
-// a function called by name, by the library's SHA-1. The files are the source; lua.js is what
+// The scripts are built into js/redis/lua.js (each include once, each script's parts and SHA-1,
+// and which replies start with the time), so that the Redis entry reads no file at run time and
+// bundles like any module. A lone call runs its script's own source by its SHA-1: the script
+// with its includes, less the include functions it never calls (unusedOf), so that Redis
+// defines only the functions that script uses; a batch of several queues' calls runs the
+// library (js/redis/assemble.js), each script a function called by name. The files are the source; lua.js is what
 // `node scripts/lua.mjs` (`npm run lua`) writes, and tests/redis/lua.test.mjs and
 // `npm run lint` fail when it is stale.
 //
@@ -31,7 +33,7 @@ import { mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from "nod
 import { join, relative } from "node:path";
 import { fileURLToPath } from "node:url";
 import { EARLIEST_INSTANT, LATEST_INSTANT } from "../js/engine/arguments.js";
-import { assemble, library } from "../js/redis/assemble.js";
+import { assemble, functionsOf, library } from "../js/redis/assemble.js";
 import { keysOf } from "../js/redis/keys.js";
 import { OCCURRENCE_MARK, occurrenceId } from "../js/schedule/spec.js";
 
@@ -147,7 +149,46 @@ export function partsOf(file, dir, text = read(join(dir, file))) {
   };
   const s = split(text, file);
   resolve(s.names, file, []);
-  return { head: s.head, parts, includes, rest: s.rest };
+  return { head: s.head, parts, includes, rest: s.rest, unused: unusedOf(parts, includes, s.rest) };
+}
+
+/**
+ * The functions of a script's includes that it never calls, directly or through another: a
+ * name counts as called where it stands as a word in the script's code, in the code of its
+ * includes outside their functions, or in a function that counts. A word that merely looks
+ * like one (a field, a local of the same name) keeps a function in; luacheck, run on every
+ * script as Redis runs it, finds any call of a function left out (an undefined global).
+ * @param {string[]} parts
+ * @param {Record<string, string>} includes
+ * @param {string} rest
+ */
+function unusedOf(parts, includes, rest) {
+  const code = (/** @type {string} */ t) => t.replace(/--.*$/gm, "");
+  /** @type {Map<string, string>} */
+  const bodies = new Map();
+  const reached = [code(rest)];
+  for (const name of parts) {
+    const lines = includes[name].split("\n");
+    let at = 0;
+    const outside = [];
+    for (const f of functionsOf(includes[name])) {
+      outside.push(...lines.slice(at, f.from));
+      bodies.set(f.name, code(lines.slice(f.from, f.to).join("\n")));
+      at = f.to;
+    }
+    outside.push(...lines.slice(at));
+    reached.push(code(outside.join("\n")));
+  }
+  const used = new Set();
+  while (reached.length > 0) {
+    const text = /** @type {string} */ (reached.pop());
+    for (const [name, body] of bodies) {
+      if (used.has(name) || !new RegExp(`\\b${name}\\b`).test(text)) continue;
+      used.add(name);
+      reached.push(body.slice(body.indexOf("(")));
+    }
+  }
+  return [...bodies.keys()].filter((name) => !used.has(name));
 }
 
 /**
@@ -157,8 +198,8 @@ export function partsOf(file, dir, text = read(join(dir, file))) {
  * @param {string} [text]
  */
 export function sourceOf(file, dir, text) {
-  const { head, parts, includes, rest } = partsOf(file, dir, text);
-  return parts.length ? assemble(head, parts, includes, rest) : head;
+  const { head, parts, includes, rest, unused } = partsOf(file, dir, text);
+  return parts.length ? assemble(head, parts, includes, rest, unused) : head;
 }
 
 /**
@@ -206,7 +247,9 @@ export function loadScripts(dir = luaDir) {
     if (!file.endsWith(".lua")) continue;
     const name = file.slice(0, -4);
     const parts = partsOf(file, dir);
-    const source = parts.parts.length ? assemble(parts.head, parts.parts, parts.includes, parts.rest) : parts.head;
+    const source = parts.parts.length
+      ? assemble(parts.head, parts.parts, parts.includes, parts.rest, parts.unused)
+      : parts.head;
     const h = header(name, source);
     const sha = createHash("sha1").update(source).digest("hex");
     scripts[name] = { ...parts, source, sha, timed: h.timed, header: h };
@@ -234,13 +277,17 @@ export function generate(dir = luaDir) {
   for (const s of Object.values(scripts)) Object.assign(includes, s.includes);
   const sorted = Object.fromEntries(Object.entries(includes).sort(([a], [b]) => a.localeCompare(b)));
   const parts = Object.fromEntries(
-    Object.entries(scripts).map(([name, s]) => [name, { timed: s.timed, parts: s.parts, head: s.head, rest: s.rest }]),
+    Object.entries(scripts).map(([name, s]) => [
+      name,
+      { timed: s.timed, sha: s.sha, parts: s.parts, unused: s.unused, head: s.head, rest: s.rest },
+    ]),
   );
   const text = `// Generated by \`npm run lua\` (scripts/lua.mjs) from js/redis/lua/: edit the .lua files, not this.
-// Each include once; each script's parts and whether its reply starts with the server's time;
-// put together at import (js/redis/assemble.js): each script's own source (what it is on its
-// own), and the library Redis runs, every script a function of it, with its SHA-1 (what
-// EVALSHA names it by). js/redis/scripts.js gives each script its arguments and reads its reply.
+// Each include once; each script's parts, its SHA-1 and whether its reply starts with the
+// server's time; put together at import (js/redis/assemble.js): each script's own source (what
+// a lone call runs, by that SHA-1), and the library a batch of several calls runs, every script
+// a function of it, with its SHA-1. js/redis/scripts.js gives each script its arguments and
+// reads its reply.
 
 import { assemble, library } from "./assemble.js";
 
@@ -248,17 +295,17 @@ const INCLUDES = ${JSON.stringify(sorted, null, 2)};
 
 const PARTS = ${JSON.stringify(parts, null, 2)};
 
-/** @type {Record<keyof typeof PARTS, { timed: boolean, source: string }>} */
+/** @type {Record<keyof typeof PARTS, { timed: boolean, sha: string, source: string }>} */
 export const LUA = /** @type {any} */ (
   Object.fromEntries(
-    Object.entries(PARTS).map(([name, { timed, parts, head, rest }]) => [
+    Object.entries(PARTS).map(([name, { timed, sha, parts, unused, head, rest }]) => [
       name,
-      { timed, source: parts.length ? assemble(head, parts, INCLUDES, rest) : head },
+      { timed, sha, source: parts.length ? assemble(head, parts, INCLUDES, rest, unused) : head },
     ]),
   )
 );
 
-/** Every script in one source, each a function called by name: what Redis runs. */
+/** Every script in one source, each a function called by name: what a batch of several calls runs. */
 export const LIBRARY = { source: library(PARTS, INCLUDES), sha: ${JSON.stringify(libraryOf(scripts).sha)} };
 `;
   const biome = join(root, "node_modules/.bin/biome");

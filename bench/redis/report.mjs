@@ -97,6 +97,17 @@ export function summarise({ meta, results }) {
       `| scripts / Redis commands (those the scripts call included) per delivered item, burst, ${w} worker${w > 1 ? "s" : ""} | ${per(t)} | ${per(b)} | |`,
     );
   }
+  if (results.calls) {
+    // bench/redis/calls.mjs: Redis' own µs per script run (INFO commandstats), medians of its rounds.
+    const { callUs, setUpUs } = results.calls;
+    const us = (x) => (x == null ? "–" : `${x.toFixed(1)} µs`);
+    add(
+      `| Redis per lone awaited call (INFO commandstats): delayOf / get / offer | ${us(callUs.delayOf)} / ${us(callUs.get)} / ${us(callUs.offer)} | | |`,
+    );
+    add(
+      `| set-up per call before a script's own code: its includes, delayOf / offer / take / ack; the library of every script (a batch of calls) | ${us(setUpUs.delayOf)} / ${us(setUpUs.offer)} / ${us(setUpUs.take)} / ${us(setUpUs.ack)}; ${us(setUpUs.library)} | | |`,
+    );
+  }
   if (results.wait)
     for (const [task, label] of [
       ["add-serial", "one awaited call at a time"],

@@ -14,9 +14,10 @@
 //   node bench/redis/run.mjs --render     bench/redis/results.md again from results.json
 //   node bench/redis/run.mjs --only burst one kind of delivery run (burst or spread), or `wait`
 //                                         (offers with waitForReplicas), `memory` (bytes per
-//                                         pending item) or `queues` (10^4 queues in one process:
-//                                         queues.mjs, queues-bullmq.mjs), and nothing else, printed,
-//                                         not written: for measuring a change
+//                                         pending item), `queues` (10^4 queues in one process:
+//                                         queues.mjs, queues-bullmq.mjs) or `calls` (Redis µs per
+//                                         lone call and set-up per call: calls.mjs), and nothing
+//                                         else, printed, not written: for measuring a change
 //
 // Writes bench/redis/results.json (every sample, and the run's settings and machine) and
 // bench/redis/results.md (bench/redis/report.mjs).
@@ -26,6 +27,7 @@ import { readFileSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import { fileURLToPath } from "node:url";
 import { startRedis } from "../../tools/redis-server.mjs";
+import { measureCalls } from "./calls.mjs";
 import { render, summarise } from "./report.mjs";
 import { runSchedules } from "./schedules.mjs";
 import { runShards } from "./shards.mjs";
@@ -41,7 +43,7 @@ const withDefaults = !argv.includes("--no-defaults");
 const schedulesOnly = argv.includes("--schedules-only");
 const scheduleSeconds = Number(flag("--schedule-seconds") ?? 60);
 const only = flag("--only");
-const ONLY = ["burst", "spread", "wait", "memory", "queues"];
+const ONLY = ["burst", "spread", "wait", "memory", "queues", "calls"];
 if (only !== undefined && !ONLY.includes(only)) throw new Error(`--only: ${ONLY.join(", ")}; got ${only}`);
 const IMPLS = ["tarry", "bullmq"];
 const WORKERS = [1, 2, 4];
@@ -285,6 +287,11 @@ async function recovery(impl, bullmq) {
 
 const started = Date.now();
 const uptime = () => os.loadavg()[0].toFixed(2);
+if (only === "calls") {
+  await redis.stop();
+  console.log(JSON.stringify(await measureCalls({ rounds: Math.max(rounds, 5) })));
+  process.exit(0);
+}
 if (only === "memory" || only === "queues") {
   for (let r = 0; r < rounds; r++) {
     if (only === "memory") await memoryRound(r);
@@ -374,6 +381,8 @@ for (let r = 0; r < (schedulesOnly ? 0 : rounds); r++) {
   load.push(os.loadavg()[0]);
 }
 if (withDefaults && !schedulesOnly) results.recovery["bullmq-defaults"].push(await recovery("bullmq", {}));
+// Redis µs per lone call and set-up per call (bench/redis/calls.mjs, a server of its own).
+if (!schedulesOnly) results.calls = await measureCalls({ rounds: Math.max(rounds, 5) });
 log(`schedules (load ${uptime()})`);
 const scheduleStarted = Date.now();
 load.push(os.loadavg()[0]);

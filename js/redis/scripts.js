@@ -2,19 +2,21 @@
 // from named fields and its reply read into named fields. This is the one place that knows
 // each script's argument layout and reply; the layouts are those of the scripts' headers
 // (js/redis/lua/<name>.lua). Every change of a queue's state is one script, run atomically by
-// the server with the server's TIME. Redis runs them as one library (js/redis/lua.js): a call
-// is the library's SHA, the script's name, then its ARGV.
+// the server with the server's TIME. A lone call runs the script's own source (js/redis/lua.js)
+// by its SHA, with this ARGV; a batch of several queues' calls names it in the library's batch
+// (js/redis/gather.js). The longer reply readers are in js/redis/replies.js.
 //
 // Times cross as strings (epoch ms with microsecond decimals) and are read back as numbers; a
 // head or lease head that does not exist is Infinity.
 
-import { LIBRARY, LUA } from "./lua.js";
+import { LUA } from "./lua.js";
+import { pageRows, readDeadLetters, readGet, readTake, SCHEDULE_FIELDS, scheduleOf, timeOf } from "./replies.js";
 
 /**
  * @typedef {object} Script
  * @property {string} name
- * @property {string} source what EVAL sends when the server does not have it: the library
- * @property {string} sha what EVALSHA names it by: the library's SHA-1
+ * @property {string} source what EVAL sends when the server does not have it: the script with its includes
+ * @property {string} sha what EVALSHA names it by: that source's SHA-1
  * @property {boolean} timed whether its reply starts with the server's time (a clock sample)
  * @property {(params: any) => (string | number)[]} argv
  * @property {(reply: any) => any} reply
@@ -25,9 +27,6 @@ import { LIBRARY, LUA } from "./lua.js";
  * @typedef {{ id: string, kind: "d" | "a", ms: number }} Timing
  */
 
-/** @param {unknown} t a time the script replied with, or null */
-const timeOf = (t) => (t == null ? Number.POSITIVE_INFINITY : Number(t));
-
 /**
  * @template P, R
  * @param {keyof typeof LUA} name
@@ -35,8 +34,8 @@ const timeOf = (t) => (t == null ? Number.POSITIVE_INFINITY : Number(t));
  * @param {(reply: any) => R} reply
  */
 function script(name, argv, reply) {
-  const { source, sha } = LIBRARY;
-  return { name, source, sha, timed: LUA[name].timed, argv: (/** @type {P} */ p) => [name, ...argv(p)], reply };
+  const { source, sha, timed } = LUA[name];
+  return { name, source, sha, timed, argv, reply };
 }
 
 const none = () => [];
@@ -74,39 +73,7 @@ export const SCRIPTS = {
       reclaim,
       token,
     ],
-    (reply) => {
-      /** @type {import("./schedules.js").Need[]} */
-      const needs = reply[5].map(needOf);
-      /** @type {{ schedule: string, due: number }[]} */
-      const skipped = [];
-      for (let j = 0; j < reply[6].length; j += 2)
-        skipped.push({ schedule: reply[6][j], due: Number(reply[6][j + 1]) });
-      /** @type {{ id: string, attempt: number, dead: boolean, reason: string }[]} */
-      const reclaimed = [];
-      let i = 8;
-      for (const end = 8 + 4 * reply[4]; i < end; i += 4) {
-        reclaimed.push({ id: reply[i], attempt: reply[i + 1], dead: reply[i + 2] === "d", reason: reply[i + 3] });
-      }
-      /** @type {{ id: string, text: string, deadline: number, attempt: number, token: string, schedule: string | undefined }[]} */
-      const items = [];
-      for (; i < reply.length; i += 6) {
-        const [id, text, deadline, attempt, token, schedule] = reply.slice(i, i + 6);
-        items.push({ id, text, deadline: Number(deadline), attempt, token, schedule: schedule || undefined });
-      }
-      const paused = reply[3] === 1;
-      const vanished = reply[7] === 1;
-      return {
-        now: Number(reply[0]),
-        head: timeOf(reply[1]),
-        leaseHead: timeOf(reply[2]),
-        paused,
-        reclaimed,
-        needs,
-        skipped,
-        vanished,
-        items,
-      };
-    },
+    readTake,
   ),
 
   ack: script(
@@ -192,20 +159,7 @@ export const SCRIPTS = {
     "get",
     /** @param {{ id: string }} p */
     ({ id }) => [id],
-    (reply) => {
-      if (reply === null) return undefined;
-      const [state, text, deadline, attempt, lease, died, why, schedule] = reply;
-      return {
-        state: /** @type {"p" | "l" | "d" | "x"} */ (state),
-        text,
-        deadline: deadline == null ? undefined : Number(deadline),
-        attempt,
-        leaseExpiry: lease == null ? undefined : Number(lease),
-        diedAt: died == null ? undefined : Number(died),
-        why: why ?? undefined,
-        schedule: schedule ?? undefined,
-      };
-    },
+    readGet,
   ),
 
   pending: script(
@@ -241,15 +195,7 @@ export const SCRIPTS = {
     /** `from`: the cursor, [time of death, id], or undefined for the first page. */
     /** @param {{ limit: number, from: [string, string] | undefined }} p */
     ({ limit, from }) => [limit, ...(from ?? ["", ""])],
-    ([more, ...rest]) => {
-      const letters = [];
-      let last = "";
-      for (let i = 0; i < rest.length; i += 6) {
-        letters.push(deadLetter(rest.slice(i, i + 6)));
-        last = rest[i + 5];
-      }
-      return { letters, more: more === 1, last };
-    },
+    readDeadLetters,
   ),
 
   deleteDead: script(
@@ -376,115 +322,3 @@ export const SCRIPTS = {
     ([accepted, head]) => ({ accepted: accepted === 1, head: timeOf(head) }),
   ),
 };
-
-/** The fields of a row of a page of items (includes/page.lua's page_row). */
-const PAGE_ROW = 6;
-
-/**
- * The rows of a page of items, read: `key` names what orders the page (a pending seq, a lease expiry).
- * @template {"seq" | "expiry"} K
- * @param {any[]} rest the reply after its first field
- * @param {K} key
- * @returns {({ id: string, text: string, deadline: string, attempt: number, schedule: string | undefined } & Record<K, string>)[]}
- */
-function pageRows(rest, key) {
-  const rows = [];
-  for (let i = 0; i < rest.length; i += PAGE_ROW) {
-    const [id, order, text, deadline, attempt, schedule] = rest.slice(i, i + PAGE_ROW);
-    rows.push({ id, [key]: order, text, deadline, attempt, schedule: schedule ?? undefined });
-  }
-  return /** @type {any} */ (rows);
-}
-
-/** The fields of a schedule in a reply (includes/schedule.lua's sched_reply). */
-const SCHEDULE_FIELDS = 15;
-
-/**
- * A schedule as a reply gives it, read.
- * @param {any[]} fields id, kind, rule, start, zone, catchUp, overlap, due, last, runs, skipped, maxRuns, stopAt, paused, value
- * @returns {import("./schedules.js").StoredSchedule}
- */
-function scheduleOf([
-  id,
-  kind,
-  rule,
-  start,
-  zone,
-  catchUp,
-  overlap,
-  due,
-  last,
-  runs,
-  skipped,
-  maxRuns,
-  stopAt,
-  paused,
-  text,
-]) {
-  return {
-    id,
-    kind: kind === "e" ? "every" : "cron",
-    rule,
-    start: start === "" ? undefined : Number(start),
-    timezone: zone,
-    catchUp,
-    overlap: overlap === "1",
-    due: due === "" ? undefined : Number(due),
-    last: last === "" ? undefined : Number(last),
-    runs,
-    skipped,
-    maxRuns: maxRuns === "" ? undefined : Number(maxRuns),
-    stopAt: stopAt === "" ? undefined : Number(stopAt),
-    paused: paused === "1",
-    text,
-  };
-}
-
-/**
- * What the take script asks a client to compute for a cron schedule.
- * @param {any[]} need id, due, now, expression, zone, catchUp, version (of the rule)
- * @returns {import("./schedules.js").Need}
- */
-function needOf([id, due, now, expression, zone, catchUp, version]) {
-  return { id, due, now: Number(now), expression, timezone: zone, catchUp, version: String(version) };
-}
-
-/**
- * A dead letter from the deadLetters reply: its value when the record reads and holds JSON,
- * else `raw`, the text that could not be read (or the raw text kept when it died). A reason
- * that is not the JSON the scripts write is given as it is.
- * @param {any[]} fields id, text, deadline, attempt, reason JSON, time of death
- */
-function deadLetter([id, text, deadline, attempt, why, diedAt]) {
-  let reason = "";
-  let raw;
-  let stack;
-  if (typeof why === "string") {
-    try {
-      const kept = JSON.parse(why);
-      if (typeof kept?.reason !== "string") throw new Error("not a reason");
-      ({ reason, raw, stack } = kept);
-    } catch {
-      reason = why;
-    }
-  }
-  /** @type {{ id: string, state: "dead", value: any, deadline: number | undefined, attempt: number, reason: string, diedAt: number, raw?: string }} */
-  const letter = {
-    id,
-    state: "dead",
-    value: undefined,
-    deadline: deadline == null ? undefined : Number(deadline),
-    attempt,
-    reason,
-    ...(typeof stack === "string" && { stack }),
-    diedAt: Number(diedAt),
-  };
-  try {
-    if (deadline == null) throw new Error("not a record");
-    letter.value = JSON.parse(text);
-  } catch {
-    letter.raw = raw ?? text;
-  }
-  if (raw !== undefined) letter.raw = raw;
-  return letter;
-}

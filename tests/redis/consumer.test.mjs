@@ -10,7 +10,7 @@ import { setFlagsFromString } from "node:v8";
 import { runInNewContext } from "node:vm";
 import { Redis } from "ioredis";
 import { RedisDelayQueue } from "tarry-queue/redis";
-import { LIBRARY } from "../../js/redis/lua.js";
+import { SCRIPTS } from "../../js/redis/scripts.js";
 import { privateRedis } from "./fixture.mjs";
 import { startRedis } from "../../tools/redis-server.mjs";
 
@@ -40,7 +40,7 @@ test("a head heard while an older take reply is on its way is not lost to that r
   for (const method of ["eval", "evalsha"]) {
     const send = client[method].bind(client);
     client[method] = async (...args) => {
-      const take = (args[0] === LIBRARY.sha || args[0] === LIBRARY.source) && args[Number(args[1]) + 2] === "take";
+      const take = args[0] === SCRIPTS.take.sha || args[0] === SCRIPTS.take.source;
       if (take) takes.running++;
       try {
         const reply = await send(...args);
