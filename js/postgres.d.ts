@@ -16,10 +16,8 @@ import type {
   DurableEngineEvents,
   DurableEngineJob,
   DurableEngineOfferItem,
-  DurableEngineProcessOptions,
   DurableEngineTakerStats,
   DurableEngineWorker,
-  TakeOptions,
   IfExists,
 } from "./tarry.js";
 import type { Json, Jsonable } from "./redis.js";

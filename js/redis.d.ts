@@ -10,17 +10,14 @@
  */
 
 import type {
-  AbortSignalLike,
   DurableEngine,
   DurableEngineConsumer,
   DurableEngineDeadLetter,
   DurableEngineEvents,
   DurableEngineJob,
   DurableEngineOfferItem,
-  DurableEngineProcessOptions,
   DurableEngineTakerStats,
   DurableEngineWorker,
-  TakeOptions,
 } from "./tarry.js";
 
 /** JSON data: what an item's value may be. */
