@@ -28,7 +28,7 @@
 import { ClosedError, takeUntilClosed } from "./engine/errors.js";
 import { EMIT, Emitter, HEARD } from "./engine/events.js";
 import { Meters } from "./engine/metrics.js";
-import { Connection } from "./postgres/connection.js";
+import { Connection, guard } from "./postgres/connection.js";
 import { Consumer } from "./postgres/consumer.js";
 import { Inspection } from "./postgres/inspect.js";
 import { Listener } from "./postgres/listener.js";
@@ -154,7 +154,7 @@ export class PostgresDelayQueue extends Emitter {
     this.#open();
     const pool = await this.#conn.pool;
     const client = await pool.connect();
-    client.on("error", () => {});
+    guard(client);
     try {
       return await migrate(client, this.#o.schema);
     } finally {

@@ -21,6 +21,20 @@ const opened = new Map();
 
 /** Clients that have our 'error' listener. @type {WeakSet<object>} */
 const listened = new WeakSet();
+/** Clients that have the silent 'error' listener of guard(). @type {WeakSet<object>} */
+const guarded = new WeakSet();
+
+/**
+ * Gives a client taken from the pool for a transaction of its own (migrate, offerMany) a silent
+ * 'error' listener, once per client however often it is taken: the statement that meets the
+ * lost connection rejects with its error, and the client is then released as broken.
+ * @param {any} client
+ */
+export function guard(client) {
+  if (guarded.has(client)) return;
+  guarded.add(client);
+  client.on("error", () => {});
+}
 
 /** An error of tarry-queue/postgres, with the driver's error (redacted) as its cause. */
 export class PostgresError extends Error {

@@ -11,6 +11,7 @@ import { jsonText } from "../engine/json.js";
 import { Batcher } from "../engine/batch.js";
 import { localNow } from "../engine/clock.js";
 import { checkDeadline, checkDelay, checkItems, JSON_RULES } from "../engine/options.js";
+import { guard } from "./connection.js";
 import { idBytes } from "./statements.js";
 
 /** Items per offer statement at most: more are split (each statement atomic, in order). */
@@ -90,7 +91,7 @@ export function offerValues(name, items, at) {
  */
 export async function inTransaction(pool, body) {
   const client = await pool.connect();
-  client.on("error", () => {});
+  guard(client);
   try {
     await client.query("BEGIN");
     await body(client);

@@ -115,6 +115,26 @@ test("a lone offer is one prepared statement: one query per call, no transaction
   await pool.end();
 });
 
+test("a connection taken for transactions many times keeps one error listener of tarry's, not one per transaction", async () => {
+  const pool = new pg.Pool({ connectionString: server.url, max: 1 });
+  pool.on("error", () => {});
+  const q = new PostgresDelayQueue({ pg: pool, name: fresh("listeners") });
+  const big = Array.from({ length: 1001 }, (_, i) => ({ value: i, delayMs: 3_600_000 }));
+  for (let i = 0; i < 12; i++) {
+    await q.migrate(); // a transaction of its own under an advisory lock
+    await q.offerMany(big); // more than one statement's worth: one transaction
+    await q.schedule(`s${i}`, { every: 3_600_000 }, i); // a transaction of its own
+  }
+  const client = await pool.connect();
+  // pg.Pool's own listener is off while the client is checked out: what is left is ours.
+  const count = client.listenerCount("error");
+  client.release();
+  assert.ok(count <= 2, `${count} error listeners on the pool's one connection after 36 transactions`);
+  assert.equal(await q.size(), 12 * 1001 + 12);
+  await q.close();
+  await pool.end();
+});
+
 test("preparedStatements: false (PgBouncer before 1.21): no statement is prepared, offers and deliveries work; a non-boolean is refused", async () => {
   assert.throws(
     () => new PostgresDelayQueue({ pg: server.pool, name: "x", preparedStatements: "yes" }),
