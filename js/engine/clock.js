@@ -9,8 +9,9 @@
 //   counted from there never comes out early (the script also caps it at its own TIME). The
 //   monotonic clock stands still while the machine sleeps (and a test may stop it), while the
 //   server's runs on: so a call also carries how far the wall clock is ahead of the monotonic
-//   one, and what that lead gained since the bound was learned is added to it (a sleep of 3 s
-//   makes the bound 3 s later, never early; a wall clock set forward only makes it later);
+//   one, and what that lead gained since the bound was learned is added to it, with 1 ms for
+//   Date.now()'s whole ms (a sleep of 3 s makes the bound 3 s later, never early; a wall clock
+//   set forward only makes it later);
 // - lower bound: at local time t the server's time is >= t + lower, so a timer set for
 //   deadline - lower never fires before the server sees the deadline.
 //
@@ -39,6 +40,18 @@ export const localNow = () => performance.timeOrigin + performance.now();
 export function moment() {
   const at = localNow();
   return { at, lead: Date.now() - at };
+}
+
+/**
+ * How long the monotonic clock stood still, at most, from the growth of the wall clock's lead
+ * over it as two moments measured it. Date.now() counts whole ms, so each lead is up to 1 ms
+ * short of the truth, and a growth of g measured means at most g + 1: a suspend is counted with
+ * that 1 ms more, so that no stamp after it is early. A growth of 1 ms or less is the rounding
+ * of two readings of running clocks (a suspend lasts far longer): nothing is added.
+ * @param {number} grown ms
+ */
+function stoodStill(grown) {
+  return grown > 1 ? grown + 1 : 0;
 }
 
 export class ServerClock {
@@ -101,7 +114,7 @@ export class ServerClock {
    * @param {Moment} when
    */
   stamp({ at, lead }) {
-    const upper = this.upper(at) + Math.max(0, lead - this.#upperLead);
+    const upper = this.upper(at) + stoodStill(lead - this.#upperLead);
     return Number.isFinite(upper) ? (at + upper).toFixed(3) : "";
   }
 
