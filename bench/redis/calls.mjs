@@ -10,7 +10,9 @@
 //   script in it (the batch a gathered run of several calls uses), the others each script's
 //   own source (its includes).
 // - calls: the µs Redis spent per script run (EVAL and EVALSHA) in N lone awaited calls of a
-//   RedisDelayQueue: delayOf and get of an id that is not there, and offer.
+//   RedisDelayQueue: delayOf and get of an id that is not there, and offer; take of one due
+//   item (N items due now, taken by one awaited take() at a time; takeRunsPerItem says how
+//   many take scripts that took per item) and ack of one delivery.
 //
 // Rounds interleave the measurements; each figure is the median over rounds. Prints one JSON
 // object; bench/redis/run.mjs (`--only calls`) keeps it in results.json.
@@ -91,6 +93,20 @@ export async function measureCalls({ calls = 5000, rounds = 5 } = {}) {
         keep(`call:${name}`, s.usec / s.calls);
       }
       await q.clear();
+      // take and ack of one item each: N items due now, taken one awaited take() at a time
+      // (each run leases the one item its one waiting take asks for), then acked one at a time.
+      await q.offerMany(Array.from({ length: calls }, (_, i) => ({ value: { order: i }, delayMs: 0 })));
+      await raw.config("RESETSTAT");
+      const jobs = [];
+      for (let i = 0; i < calls; i++) jobs.push(await q.take());
+      let s = await scriptStats(raw);
+      keep("call:take", s.usec / s.calls);
+      keep("runs:take", s.calls / calls);
+      await raw.config("RESETSTAT");
+      for (const job of jobs) await job.ack();
+      s = await scriptStats(raw);
+      keep("call:ack", s.usec / s.calls);
+      await q.clear();
     }
     const floor = median(samples["setup:floor"]);
     /** @type {Record<string, number>} */
@@ -102,7 +118,8 @@ export async function measureCalls({ calls = 5000, rounds = 5 } = {}) {
       if (kind === "setup" && name !== "floor") setUp[name] = +(median(xs) - floor).toFixed(2);
       if (kind === "call") call[name] = +median(xs).toFixed(2);
     }
-    return { calls, rounds, floorUs: +floor.toFixed(2), setUpUs: setUp, callUs: call };
+    const takeRuns = +median(samples["runs:take"]).toFixed(3);
+    return { calls, rounds, floorUs: +floor.toFixed(2), setUpUs: setUp, callUs: call, takeRunsPerItem: takeRuns };
   } finally {
     await q.close();
     raw.disconnect();

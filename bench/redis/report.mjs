@@ -102,7 +102,9 @@ export function summarise({ meta, results }) {
     const { callUs, setUpUs } = results.calls;
     const us = (x) => (x == null ? "–" : `${x.toFixed(1)} µs`);
     add(
-      `| Redis per lone awaited call (INFO commandstats): delayOf / get / offer | ${us(callUs.delayOf)} / ${us(callUs.get)} / ${us(callUs.offer)} | | |`,
+      callUs.take === undefined
+        ? `| Redis per lone awaited call (INFO commandstats): delayOf / get / offer | ${us(callUs.delayOf)} / ${us(callUs.get)} / ${us(callUs.offer)} | | |`
+        : `| Redis per lone awaited call (INFO commandstats): delayOf / get / offer / take of one due item / ack | ${us(callUs.delayOf)} / ${us(callUs.get)} / ${us(callUs.offer)} / ${us(callUs.take)} / ${us(callUs.ack)} | | |`,
     );
     add(
       `| set-up per call before a script's own code: its includes, delayOf / offer / take / ack; the library of every script (a batch of calls) | ${us(setUpUs.delayOf)} / ${us(setUpUs.offer)} / ${us(setUpUs.take)} / ${us(setUpUs.ack)}; ${us(setUpUs.library)} | | |`,
