@@ -25,8 +25,11 @@ test("two takes at the same server microsecond: each hands out only the items it
   await db.pool.query(
     `CREATE TRIGGER hold AFTER UPDATE ON "${schema}".items FOR EACH ROW EXECUTE FUNCTION "${schema}".hold()`,
   );
-  await q.offer("s", 0, { id: "slow" });
-  await q.offer("f", 0, { id: "fast" });
+  // Absolute deadlines, both due by the frozen clock, "slow" the head: a delay would count
+  // from the call, back from the frozen clock by however long the call took to be sent, so
+  // that under load "fast" could come first.
+  await q.offerAt("s", 1.7e12 - 2000, { id: "slow" });
+  await q.offerAt("f", 1.7e12 - 1000, { id: "fast" });
 
   const gate = await db.pool.connect();
   const first = await db.pool.connect();
