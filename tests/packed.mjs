@@ -32,14 +32,17 @@ export function pack() {
 
 /**
  * A new project `name` next to the tarball with it installed by path (`npm install
- * <tarball>`, offline: the package has no dependencies), and `files` written into it
- * ({ relative path: contents }). Returns the project's folder.
+ * <tarball>`), and `files` written into it ({ relative path: contents }). Returns the
+ * project's folder. Its one dependency (croner) comes from npm's cache when the cache has
+ * its metadata, else from the registry: `--offline` fails on a fresh machine, whose cache
+ * holds croner's tarball (the repository's `npm ci`) but not the metadata an install by
+ * path resolves it with.
  */
 export function project({ dir, tarball }, name, files = {}) {
   const at = join(dir, name);
   mkdirSync(at, { recursive: true });
   writeFileSync(join(at, "package.json"), `${JSON.stringify({ name, private: true, type: "module" }, null, 2)}\n`);
-  npm(["install", "--offline", tarball], at);
+  npm(["install", "--prefer-offline", tarball], at);
   for (const [path, contents] of Object.entries(files)) {
     mkdirSync(join(at, path, ".."), { recursive: true });
     writeFileSync(join(at, path), contents);
