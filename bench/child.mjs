@@ -9,6 +9,8 @@
 // Prints one JSON line. Every workload uses the same seeded random numbers for every
 // implementation.
 
+import { join } from "node:path";
+import { pathToFileURL } from "node:url";
 import v8 from "node:v8";
 import { growth } from "./workloads/growth.mjs";
 import { IMPLS } from "./impls.mjs";
@@ -151,7 +153,11 @@ async function wasmCalls(implId, f) {
     f();
     return 0;
   }
-  const { Deadlines } = await import("../dist/tarry.js");
+  // The glue of the build being measured: this tree's, or TARRY_ROOT's (bench/calls/root.mjs).
+  const glue = process.env.TARRY_ROOT
+    ? pathToFileURL(join(process.env.TARRY_ROOT, "dist/tarry.js")).href
+    : "../dist/tarry.js";
+  const { Deadlines } = await import(glue);
   const proto = Deadlines.prototype;
   const saved = Object.getOwnPropertyDescriptors(proto);
   let calls = 0;

@@ -14,10 +14,10 @@ export const DENO = here("../node_modules/.bin/deno");
 /** Seconds spent per label. */
 export const spent = {};
 
-function run(label, file, args, { timeout = 1_800_000 } = {}) {
+function run(label, file, args, { timeout = 1_800_000, env = process.env } = {}) {
   const t0 = performance.now();
   return new Promise((resolve, reject) => {
-    execFile(file, args, { encoding: "utf8", timeout, maxBuffer: 1 << 28 }, (error, stdout, stderr) => {
+    execFile(file, args, { encoding: "utf8", timeout, env, maxBuffer: 1 << 28 }, (error, stdout, stderr) => {
       spent[label] = (spent[label] ?? 0) + (performance.now() - t0) / 1000;
       if (error) reject(new Error(`${label}: ${error.message}\n${stderr.slice(-2000)}`));
       else resolve({ stdout, stderr });
@@ -28,15 +28,16 @@ function run(label, file, args, { timeout = 1_800_000 } = {}) {
 const lastJson = (text) => JSON.parse(text.trim().split("\n").pop());
 
 /** bench/child.mjs <task> <impl> ...args under `node` (a path; the running Node by default). */
-export async function nodeChild(task, impl, args, node = process.execPath) {
+export async function nodeChild(task, impl, args, node = process.execPath, env = process.env) {
   const flags = ["--expose-gc", "--max-old-space-size=8192"];
-  const { stdout } = await run(`${task} ${impl}`, node, [
-    ...flags,
-    here("./child.mjs"),
-    task,
-    impl,
-    ...args.map(String),
-  ]);
+  const { stdout } = await run(
+    `${task} ${impl}`,
+    node,
+    [...flags, here("./child.mjs"), task, impl, ...args.map(String)],
+    {
+      env,
+    },
+  );
   return lastJson(stdout);
 }
 

@@ -4,7 +4,8 @@
 # comparison with tokio-util is `cargo bench`. `npm run bench -- --loading`: what loading
 # the wasm costs (bench/loading/run.mjs); `-- --redis`: tarry-queue/redis (bench/redis/);
 # `-- --events`: what events and metrics cost on the hot path (bench/events/); `-- --postgres`:
-# tarry-queue/postgres against pg-boss and graphile-worker (bench/postgres/).
+# tarry-queue/postgres against pg-boss and graphile-worker (bench/postgres/); `-- --calls`: the
+# cost of one call, tarry before and after beside BullMQ and the plain-JS heap (bench/calls/).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source scripts/host-node.sh
@@ -30,6 +31,14 @@ if [ "${1:-}" = "--events" ]; then
   shift
   bash scripts/setup-redis.sh
   exec "${npm_node_execpath:-node}" bench/events/run.mjs "$@"
+fi
+# The cost of one call, before and after (bench/calls/run.mjs): a private Redis, esbuild for
+# the page's weight, and the earlier commit built in target/ by its own build script.
+if [ "${1:-}" = "--calls" ]; then
+  shift
+  bash scripts/setup-redis.sh
+  bash scripts/setup-consumers.sh # esbuild
+  exec "${npm_node_execpath:-node}" bench/calls/run.mjs "$@"
 fi
 # What loading costs (bytes, the first queue in Chromium, Node and Deno): bench/loading/run.mjs.
 if [ "${1:-}" = "--loading" ]; then

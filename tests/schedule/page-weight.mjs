@@ -11,39 +11,41 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { gzipSync } from "node:zlib";
 
-const root = fileURLToPath(new URL("../..", import.meta.url));
-const web = JSON.stringify(join(root, "js/web.js"));
-const cronEntry = JSON.stringify(join(root, "js/cron.js"));
+const here = fileURLToPath(new URL("../..", import.meta.url));
 
-/** The pages: what each imports and uses. */
-export const PAGES = {
-  DelayQueue: `import { DelayQueue } from ${web};
+/** The pages: what each imports and uses, from the tree at `root` (this one by default). */
+export function pagesOf(root = here) {
+  const web = JSON.stringify(join(root, "js/web.js"));
+  const cronEntry = JSON.stringify(join(root, "js/cron.js"));
+  return {
+    DelayQueue: `import { DelayQueue } from ${web};
     new DelayQueue().offer(1, 10);`,
-  "DelayQueue + Scheduler#schedule": `import { DelayQueue, Scheduler } from ${web};
+    "DelayQueue + Scheduler#schedule": `import { DelayQueue, Scheduler } from ${web};
     new DelayQueue().offer(1, 10); new Scheduler().schedule(() => {}, 10);`,
-  "DelayQueue + Scheduler#every": `import { DelayQueue, Scheduler } from ${web};
+    "DelayQueue + Scheduler#every": `import { DelayQueue, Scheduler } from ${web};
     new DelayQueue().offer(1, 10); new Scheduler().every(1000, () => {});`,
-  "DelayQueue + Scheduler#cron (tarry-queue/cron)": `import { DelayQueue, Scheduler } from ${web};
+    "DelayQueue + Scheduler#cron (tarry-queue/cron)": `import { DelayQueue, Scheduler } from ${web};
     import { cron } from ${cronEntry};
     new DelayQueue().offer(1, 10);
     new Scheduler({ cron }).cron("0 9 * * 1-5", () => {}, { timezone: "Europe/Berlin" });`,
-};
+  };
+}
 
 function esbuild() {
   try {
-    return createRequire(join(root, "tests/bundlers/package.json"))("esbuild");
+    return createRequire(join(here, "tests/bundlers/package.json"))("esbuild");
   } catch (e) {
     throw new Error(`esbuild is installed by bash scripts/setup-consumers.sh (tests/bundlers): ${e.message}`);
   }
 }
 
-/** { page: { bytes, gzip, code } } for each page, and the wasm's { bytes, gzip }. */
-export function measure() {
+/** { page: { bytes, gzip, code } } for each page, and the wasm's { bytes, gzip }, of the tree at `root`. */
+export function measure(root = here) {
   const { buildSync } = esbuild();
   const dir = mkdtempSync(join(tmpdir(), "tarry-weight-"));
   try {
     const pages = {};
-    for (const [name, source] of Object.entries(PAGES)) {
+    for (const [name, source] of Object.entries(pagesOf(root))) {
       const entry = join(dir, "page.mjs");
       writeFileSync(entry, source);
       const out = buildSync({
