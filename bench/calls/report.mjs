@@ -79,6 +79,18 @@ function rows({ meta, results: r }) {
       "≤ 100 ms",
       met(p99("tarry") <= 100),
     ]);
+    const runs = (impl) => {
+      const scripts = med(r.queues[impl], (x) => x.scripts);
+      return `${scripts.toLocaleString("en")} runs, ${med(r.queues[impl], (x) => x.scriptMs).toLocaleString("en")} ms`;
+    };
+    out.push([
+      "the same: script runs Redis made from the offers to the last ack, and its ms in them",
+      "",
+      runs("before"),
+      runs("tarry"),
+      "",
+      "",
+    ]);
   }
   if (r.spread.tarry.length) {
     const p99 = (impl) => med(r.spread[impl], (x) => x.p99);
@@ -165,11 +177,13 @@ function rows({ meta, results: r }) {
   return out;
 }
 
-/** The table: one row per measurement, before and after side by side. */
-export function table(run) {
-  const { meta } = run;
+/**
+ * The table: one row per measurement, before and after side by side; `labels` names the two
+ * columns (by default, the commits).
+ */
+export function table(run, labels = { before: `before (${run.meta.before})`, after: `after (${run.meta.commit})` }) {
   return [
-    `| what | peer / limit | before (${meta.before}) | after (${meta.commit}) | target | |`,
+    `| what | peer / limit | ${labels.before} | ${labels.after} | target | |`,
     "| --- | ---: | ---: | ---: | --- | --- |",
     ...rows(run).map((row) => `| ${row.join(" | ")} |`),
   ].join("\n");

@@ -167,6 +167,7 @@ const meta = {
   seconds: Math.round((Date.now() - started) / 1000),
   commit: execFileSync("git", ["rev-parse", "--short", "HEAD"], { encoding: "utf8" }).trim(),
   before: beforeCommit.slice(0, 7),
+  beforeDate: execFileSync("git", ["log", "-1", "--format=%cs", beforeCommit], { encoding: "utf8" }).trim(),
   redis: execFileSync("redis-server", ["--version"], { encoding: "utf8" }).match(/v=(\S+)/)[1],
   node: process.version,
   cpu: os.cpus()[0].model.trim(),

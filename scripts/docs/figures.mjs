@@ -11,7 +11,7 @@
 // `npm run docs` rewrites every quote (scripts/docs/build.mjs); tests/docs/generated.test.mjs
 // fails when one differs from what the data gives.
 
-import { figures, LABELS, loadingQuote, pow10, runtimeTable, short } from "../../bench/figures.mjs";
+import { callsTable, figures, LABELS, loadingQuote, pow10, runtimeTable, short } from "../../bench/figures.mjs";
 
 /** The data the quotes are made of: the benchmarks' figures (bench/figures.mjs). */
 export const data = figures;
@@ -94,6 +94,10 @@ export const QUOTES = {
     return `${redis.lines.filter((l) => keep.test(l)).join("\n")}\n\nFrom [the Redis benchmark](${up}bench/redis/results.md), which has the delivery rates and CPU costs too.`;
   },
 };
+
+/** docs/performance.md: the cost of one call, an earlier build beside this one and the peers. */
+QUOTES.calls = ({ calls }, up) =>
+  `${callsTable(calls, { before: `earlier build (${calls.meta.beforeDate})`, after: "this build" })}\n\nFrom [the cost-of-one-call benchmark](${up}bench/calls/results.md) (\`npm run bench -- --calls\`, ${calls.meta.date.slice(0, 10)}), which names both builds and how each row is measured.`;
 
 /** docs/browser.md: what loading the wasm costs, inline against fetched. */
 QUOTES.loading = ({ loading }, up) => loadingQuote(loading, up);

@@ -57,7 +57,7 @@ function quotes(text) {
 test("the pages quote their figures", () => {
   const names = (file) => quotesIn(readFileSync(join(root, file), "utf8"));
   assert.deepEqual(names("README.md"), ["compare", "package"]);
-  assert.deepEqual(names("docs/performance.md"), ["peers", "growth", "redis"]);
+  assert.deepEqual(names("docs/performance.md"), ["peers", "growth", "redis", "calls"]);
   assert.deepEqual(names("docs/browser.md"), ["loading"]);
 });
 
