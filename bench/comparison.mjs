@@ -4,6 +4,7 @@
 // order) and summaries are medians, because a shared 2-core machine is noisy. Java's
 // DelayQueue runs in one JVM with its own rounds (bench/java/DelayQueueBench.java).
 
+import { rotate } from "./cli.mjs";
 import { IMPLS, JS_IMPLS } from "./impls.mjs";
 import { median, pow10 } from "./numbers.mjs";
 import { javaChild, nodeChild } from "./processes.mjs";
@@ -11,8 +12,6 @@ import { javaChild, nodeChild } from "./processes.mjs";
 export const OPS = ["offer", "offerMany", "cancel", "drain", "drainBatch"];
 /** What an offer costs besides time (bench/child.mjs offerCost): JS heap bytes, calls into wasm. */
 const COSTS = ["offerHeapBytes", "offerWasmCalls"];
-
-const rotate = (xs, k) => xs.map((_, i) => xs[(i + k) % xs.length]);
 
 /** Runs every round; returns { js: samples per implementation, java: Java's output or null }. */
 export async function measureComparison(c, log) {

@@ -20,6 +20,7 @@ import { readFileSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import { fileURLToPath } from "node:url";
 import { measure } from "../../tests/schedule/page-weight.mjs";
+import { option, rotate, runOf, writeResults } from "../cli.mjs";
 import { nodeChild } from "../processes.mjs";
 import { runner } from "../redis/runs.mjs";
 import { startRedis } from "../../tools/redis-server.mjs";
@@ -29,21 +30,13 @@ import { rootEnv } from "./root.mjs";
 
 const here = (p) => fileURLToPath(new URL(p, import.meta.url));
 const argv = process.argv.slice(2);
-const flag = (name) => {
-  const i = argv.indexOf(name);
-  return i >= 0 ? argv[i + 1] : undefined;
-};
+const flag = (name) => option(argv, name);
 const log = (...a) => process.stderr.write(`[bench:calls] ${a.join(" ")}\n`);
-const rotate = (xs, k) => xs.map((_, i) => xs[(i + k) % xs.length]);
 
 function writePage(run) {
-  writeFileSync(here("./results.md"), render(run));
-  execFileSync(
-    here("../../node_modules/.bin/biome"),
-    ["format", "--write", here("./results.json"), here("./results.md")],
-    { stdio: "ignore" },
-  );
-  console.log(readFileSync(here("./results.md"), "utf8"));
+  const page = render(run);
+  writeResults(here("./results.md"), here("./results.json"), page, log);
+  console.log(page);
 }
 
 if (argv.includes("--render")) {
@@ -162,16 +155,10 @@ for (const [impl, root] of [
 }
 
 const meta = {
-  command: `npm run bench -- --calls${argv.length ? ` ${argv.join(" ")}` : ""}`,
-  date: new Date().toISOString(),
-  seconds: Math.round((Date.now() - started) / 1000),
-  commit: execFileSync("git", ["rev-parse", "--short", "HEAD"], { encoding: "utf8" }).trim(),
+  ...runOf(`npm run bench -- --calls${argv.length ? ` ${argv.join(" ")}` : ""}`, started),
   before: beforeCommit.slice(0, 7),
   beforeDate: execFileSync("git", ["log", "-1", "--format=%cs", beforeCommit], { encoding: "utf8" }).trim(),
   redis: execFileSync("redis-server", ["--version"], { encoding: "utf8" }).match(/v=(\S+)/)[1],
-  node: process.version,
-  cpu: os.cpus()[0].model.trim(),
-  cores: os.cpus().length,
   load,
   rounds,
   serial: SERIAL,

@@ -18,13 +18,11 @@ import { readFileSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import { execFileSync } from "node:child_process";
 import { fileURLToPath } from "node:url";
+import { option } from "../cli.mjs";
 
 const here = (p) => fileURLToPath(new URL(p, import.meta.url));
 const argv = process.argv.slice(2);
-const flag = (name) => {
-  const i = argv.indexOf(name);
-  return i >= 0 ? argv[i + 1] : undefined;
-};
+const flag = (name) => option(argv, name);
 const log = (...a) => process.stderr.write(`[bench:events] ${a.join(" ")}\n`);
 const median = (xs) => {
   const s = [...xs].sort((a, b) => a - b);

@@ -34,15 +34,13 @@ import os from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { startPostgres } from "../../tools/postgres-server.mjs";
+import { option, rotate, writeResults } from "../cli.mjs";
 import { IMPLS as ALL } from "./impls.mjs";
 import { render } from "./report.mjs";
 
 const here = (p) => fileURLToPath(new URL(p, import.meta.url));
 const argv = process.argv.slice(2);
-const flag = (name, fallback) => {
-  const i = argv.indexOf(name);
-  return i >= 0 ? argv[i + 1] : fallback;
-};
+const flag = (name, fallback) => option(argv, name, fallback);
 const smoke = argv.includes("--smoke");
 const log = (...a) => process.stderr.write(`[bench:postgres] ${a.join(" ")}\n`);
 
@@ -79,25 +77,13 @@ const LEASE = smoke ? 2000 : 5000; // tarry's visibilityTimeout; pg-boss's expir
 const RECOVERY_CAP = smoke ? 5000 : 30_000; // ms a recovery is waited for
 const CHURN_SAMPLE = smoke ? 1000 : 10_000; // ms between samples of the churn run
 
-const rotate = (xs, k) => xs.map((_, i) => xs[(i + k) % xs.length]);
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 const pct = (sorted, p) => sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
 
 /** bench/postgres/results.md from a run, formatted as the linter wants it (it is kept in the repository). */
 function writePage(meta, results) {
   const page = render({ meta, results });
-  writeFileSync(here("./results.md"), page);
-  try {
-    execFileSync(
-      here("../../node_modules/.bin/biome"),
-      ["format", "--write", here("./results.json"), here("./results.md")],
-      {
-        stdio: "ignore",
-      },
-    );
-  } catch {
-    log("biome is not installed: the page is not formatted (npm run format does it)");
-  }
+  writeResults(here("./results.md"), here("./results.json"), page, log);
   console.log(page);
 }
 

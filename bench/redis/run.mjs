@@ -27,6 +27,7 @@ import { readFileSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import { fileURLToPath } from "node:url";
 import { startRedis } from "../../tools/redis-server.mjs";
+import { option, rotate, runOf, writeResults } from "../cli.mjs";
 import { measureCalls } from "./calls.mjs";
 import { render, summarise } from "./report.mjs";
 import { BURST, CONCURRENCY, N, QUEUES, QUEUES_SPREAD, runner } from "./runs.mjs";
@@ -35,10 +36,7 @@ import { runShards } from "./shards.mjs";
 
 const here = (p) => fileURLToPath(new URL(p, import.meta.url));
 const argv = process.argv.slice(2);
-const flag = (name) => {
-  const i = argv.indexOf(name);
-  return i >= 0 ? argv[i + 1] : undefined;
-};
+const flag = (name) => option(argv, name);
 const rounds = Number(flag("--rounds") ?? 3);
 const withDefaults = !argv.includes("--no-defaults");
 const schedulesOnly = argv.includes("--schedules-only");
@@ -53,20 +51,12 @@ const VALUE_BYTES = [60, 100]; // the JSON values' lengths in the memory runs
 const LEASE = 5000; // tarry's visibilityTimeout; BullMQ's lockDuration and stalledInterval in the fair recovery run
 
 const log = (...a) => process.stderr.write(`[bench:redis] ${a.join(" ")}\n`);
-const rotate = (xs, k) => xs.map((_, i) => xs[(i + k) % xs.length]);
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 
 /** bench/redis/results.md from a run, formatted as the linter wants it (it is kept in the repository). */
 function writePage(meta, results) {
   const page = render({ meta, results });
-  writeFileSync(here("./results.md"), page);
-  execFileSync(
-    here("../../node_modules/.bin/biome"),
-    ["format", "--write", here("./results.json"), here("./results.md")],
-    {
-      stdio: "ignore",
-    },
-  );
+  writeResults(here("./results.md"), here("./results.json"), page, log);
   console.log(page);
 }
 
@@ -248,14 +238,8 @@ if (!schedulesOnly)
 // --- the page ------------------------------------------------------------------------------
 
 let meta = {
-  command: `npm run bench -- --redis${argv.length ? ` ${argv.join(" ")}` : ""}`,
-  date: new Date().toISOString(),
-  seconds: Math.round((Date.now() - started) / 1000),
-  commit: execFileSync("git", ["rev-parse", "--short", "HEAD"], { encoding: "utf8" }).trim(),
+  ...runOf(`npm run bench -- --redis${argv.length ? ` ${argv.join(" ")}` : ""}`, started),
   redis: execFileSync("redis-server", ["--version"], { encoding: "utf8" }).match(/v=(\S+)/)[1],
-  node: process.version,
-  cpu: os.cpus()[0].model.trim(),
-  cores: os.cpus().length,
   load,
   rounds,
   withDefaults,
