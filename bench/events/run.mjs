@@ -18,7 +18,7 @@ import { readFileSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import { execFileSync } from "node:child_process";
 import { fileURLToPath } from "node:url";
-import { option } from "../cli.mjs";
+import { option, writeResults } from "../cli.mjs";
 
 const here = (p) => fileURLToPath(new URL(p, import.meta.url));
 const argv = process.argv.slice(2);
@@ -59,7 +59,7 @@ const signed = (x) => `${x >= 0 ? "+" : "−"}${Math.abs(x).toFixed(0)}`;
 
 if (argv.includes("--render")) {
   const saved = JSON.parse(readFileSync(here("./results.json"), "utf8"));
-  writeFileSync(here("./results.md"), render(saved));
+  writeResults(here("./results.md"), here("./results.json"), render(saved), log);
   process.exit(0);
 }
 
@@ -259,5 +259,5 @@ const meta = {
   heard,
 };
 writeFileSync(here("./results.json"), `${JSON.stringify({ meta, rows, samples }, null, 2)}\n`);
-writeFileSync(here("./results.md"), render({ meta, rows }));
+writeResults(here("./results.md"), here("./results.json"), render({ meta, rows }), log);
 process.stdout.write(render({ meta, rows }));
