@@ -11,6 +11,19 @@ const times = (x) => `×${x.toFixed(2)}`;
 const kB = (bytes) => `${(bytes / 1000).toFixed(1)} kB`;
 const met = (ok) => (ok ? "met" : "not met");
 
+/**
+ * A row: what, the peer or limit, `cell(build)` of the earlier build and of this one, the
+ * target, and whether this build meets it (`ok`: a boolean, or the words; none without a target).
+ */
+const row = (what, peer, cell, target = "", ok = undefined) => [
+  what,
+  peer,
+  cell("before"),
+  cell("tarry"),
+  target,
+  typeof ok === "boolean" ? met(ok) : (ok ?? ""),
+];
+
 /** The rows: [what, peer or limit, before, after, target, met]. */
 function rows({ meta, results: r }) {
   const out = [];
@@ -19,161 +32,139 @@ function rows({ meta, results: r }) {
     const bull = adds("bullmq");
     const ratio = (impl) => adds(impl) / bull;
     const pings = (impl) => adds(impl, "pingPerSec") / adds(impl);
-    out.push([
-      "one awaited offer on Redis, offers/s (÷ BullMQ `add`)",
-      `BullMQ ${k(bull)}/s`,
-      `${k(adds("before"))}/s (${times(ratio("before"))})`,
-      `${k(adds("tarry"))}/s (${times(ratio("tarry"))})`,
-      "≥ ×1.5",
-      met(ratio("tarry") >= 1.5),
-    ]);
-    out.push([
-      "the same: one offer's time in PING round trips on its connection",
-      `PING ${k(adds("tarry", "pingPerSec"))}/s`,
-      pings("before").toFixed(2),
-      pings("tarry").toFixed(2),
-      "≤ 1.3",
-      met(pings("tarry") <= 1.3),
-    ]);
-    const script = (impl) => adds(impl, "scriptUs").toFixed(1);
-    out.push([
-      "the same: Redis µs in scripts per awaited offer (INFO commandstats; each is one script run)",
-      `BullMQ ${script("bullmq")} µs`,
-      `${script("before")} µs`,
-      `${script("tarry")} µs`,
-      "",
-      "",
-    ]);
+    const script = (impl) => `${adds(impl, "scriptUs").toFixed(1)} µs`;
+    out.push(
+      row(
+        "one awaited offer on Redis, offers/s (÷ BullMQ `add`)",
+        `BullMQ ${k(bull)}/s`,
+        (b) => `${k(adds(b))}/s (${times(ratio(b))})`,
+        "≥ ×1.5",
+        ratio("tarry") >= 1.5,
+      ),
+      row(
+        "the same: one offer's time in PING round trips on its connection",
+        `PING ${k(adds("tarry", "pingPerSec"))}/s`,
+        (b) => pings(b).toFixed(2),
+        "≤ 1.3",
+        pings("tarry") <= 1.3,
+      ),
+      row(
+        "the same: Redis µs in scripts per awaited offer (INFO commandstats; each is one script run)",
+        `BullMQ ${script("bullmq")}`,
+        script,
+      ),
+    );
   }
   if (r.calls.tarry.length) {
     const call = (impl, name) => med(r.calls[impl], (x) => x.callUs[name]);
-    const setUp = (name) => med(r.calls.tarry, (x) => x.setUpUs[name]);
     const names = ["delayOf", "offer", "take", "ack"];
-    out.push([
-      `Redis µs per lone ${names.join(" / ")} (INFO commandstats)`,
-      "",
-      names.map((n) => call("before", n).toFixed(1)).join(" / "),
-      names.map((n) => call("tarry", n).toFixed(1)).join(" / "),
-      "",
-      "",
-    ]);
     // The set-up is measured directly for this tree's scripts; before, every lone call ran the
     // library of every script, whose set-up is the difference between the two calls' times.
-    const before = call("before", "delayOf") - (call("tarry", "delayOf") - setUp("delayOf"));
-    out.push([
-      "set-up per lone call (µs before a script's own code runs), delayOf",
-      "",
-      `${before.toFixed(1)} µs`,
-      `${setUp("delayOf").toFixed(1)} µs`,
-      "≤ 2 µs",
-      met(setUp("delayOf") <= 2),
-    ]);
+    const setUp = med(r.calls.tarry, (x) => x.setUpUs.delayOf);
+    const setUps = { before: call("before", "delayOf") - (call("tarry", "delayOf") - setUp), tarry: setUp };
+    out.push(
+      row(`Redis µs per lone ${names.join(" / ")} (INFO commandstats)`, "", (b) =>
+        names.map((n) => call(b, n).toFixed(1)).join(" / "),
+      ),
+      row(
+        "set-up per lone call (µs before a script's own code runs), delayOf",
+        "",
+        (b) => `${setUps[b].toFixed(1)} µs`,
+        "≤ 2 µs",
+        setUp <= 2,
+      ),
+    );
   }
   if (r.queues.tarry.length) {
     const p99 = (impl) => med(r.queues[impl], (x) => x.latenessP99);
-    out.push([
-      "10^4 queues in one process, one item each, all due together: lateness p99",
-      `BullMQ ${ms(p99("bullmq"))}`,
-      ms(p99("before")),
-      ms(p99("tarry")),
-      "≤ 100 ms",
-      met(p99("tarry") <= 100),
-    ]);
-    const runs = (impl) => {
-      const scripts = med(r.queues[impl], (x) => x.scripts);
-      return `${scripts.toLocaleString("en")} runs, ${med(r.queues[impl], (x) => x.scriptMs).toLocaleString("en")} ms`;
-    };
-    out.push([
-      "the same: script runs Redis made from the offers to the last ack, and its ms in them",
-      "",
-      runs("before"),
-      runs("tarry"),
-      "",
-      "",
-    ]);
+    const runs = (impl) =>
+      `${med(r.queues[impl], (x) => x.scripts).toLocaleString("en")} runs, ${med(r.queues[impl], (x) => x.scriptMs).toLocaleString("en")} ms`;
+    out.push(
+      row(
+        "10^4 queues in one process, one item each, all due together: lateness p99",
+        `BullMQ ${ms(p99("bullmq"))}`,
+        (b) => ms(p99(b)),
+        "≤ 100 ms",
+        p99("tarry") <= 100,
+      ),
+      row("the same: script runs Redis made from the offers to the last ack, and its ms in them", "", runs),
+    );
   }
   if (r.spread.tarry.length) {
     const p99 = (impl) => med(r.spread[impl], (x) => x.p99);
     const ok = p99("tarry") <= p99("bullmq") / 10;
-    out.push([
-      "lateness p99, 10^4 items due over 1–5 s, 2 worker processes",
-      `BullMQ ${ms(p99("bullmq"))}`,
-      ms(p99("before")),
-      ms(p99("tarry")),
-      "≤ 5 ms quiet; ≤ BullMQ ÷ 10",
-      `${met(ok)} (÷ 10); ${p99("tarry") <= 5 ? "≤" : ">"} 5 ms at load ${Math.max(...meta.load).toFixed(1)}`,
-    ]);
     const early = (impl) =>
       [...r.spread[impl], ...Object.values(r.burst[impl]).flat()].reduce((n, x) => n + x.early + x.lost + x.twice, 0);
-    out.push([
-      "delivered early, lost or twice, every delivery run",
-      `BullMQ ${early("bullmq")}`,
-      early("before"),
-      early("tarry"),
-      "0",
-      met(early("tarry") === 0),
-    ]);
+    out.push(
+      row(
+        "lateness p99, 10^4 items due over 1–5 s, 2 worker processes",
+        `BullMQ ${ms(p99("bullmq"))}`,
+        (b) => ms(p99(b)),
+        "≤ 5 ms quiet; ≤ BullMQ ÷ 10",
+        `${met(ok)} (÷ 10); ${p99("tarry") <= 5 ? "≤" : ">"} 5 ms at load ${Math.max(...meta.load).toFixed(1)}`,
+      ),
+      row(
+        "delivered early, lost or twice, every delivery run",
+        `BullMQ ${early("bullmq")}`,
+        early,
+        "0",
+        early("tarry") === 0,
+      ),
+    );
   }
   if (r.burst.tarry[meta.workers[0]].length) {
     const rate = (impl, w) => med(r.burst[impl][w], (x) => x.perSec);
+    const rates = (impl) => meta.workers.map((w) => k(rate(impl, w))).join(" / ");
     const ratios = (impl) => meta.workers.map((w) => rate(impl, w) / rate("bullmq", w));
-    out.push([
-      `burst of 2·10^4 due at once, ${meta.workers.join(" / ")} worker processes × 8: deliveries/s (÷ BullMQ)`,
-      `BullMQ ${meta.workers.map((w) => k(rate("bullmq", w))).join(" / ")}`,
-      `${meta.workers.map((w) => k(rate("before", w))).join(" / ")} (${ratios("before").map(times).join(" / ")})`,
-      `${meta.workers.map((w) => k(rate("tarry", w))).join(" / ")} (${ratios("tarry").map(times).join(" / ")})`,
-      "≥ ×3 at every count",
-      met(ratios("tarry").every((x) => x >= 3)),
-    ]);
-    const commands = (impl) => meta.workers.map((w) => med(r.burst[impl][w], (x) => x.commandsPerItem).toFixed(2));
-    out.push([
-      "the same: Redis commands per delivery",
-      `BullMQ ${commands("bullmq").join(" / ")}`,
-      commands("before").join(" / "),
-      commands("tarry").join(" / "),
-      "",
-      "",
-    ]);
+    const commands = (impl) =>
+      meta.workers.map((w) => med(r.burst[impl][w], (x) => x.commandsPerItem).toFixed(2)).join(" / ");
+    out.push(
+      row(
+        `burst of 2·10^4 due at once, ${meta.workers.join(" / ")} worker processes × 8: deliveries/s (÷ BullMQ)`,
+        `BullMQ ${rates("bullmq")}`,
+        (b) => `${rates(b)} (${ratios(b).map(times).join(" / ")})`,
+        "≥ ×3 at every count",
+        ratios("tarry").every((x) => x >= 3),
+      ),
+      row("the same: Redis commands per delivery", `BullMQ ${commands("bullmq")}`, commands),
+    );
   }
   const sizes = meta.offerSizes;
   const offer = (impl, n, f = "offer") => med(r.offers[impl][n], (x) => x[f]);
+  const offers = (impl) => sizes.map((n) => k(offer(impl, n))).join(" / ");
   const ratios = (impl) => sizes.map((n) => offer(impl, n) / offer("js-heap", n));
   const pow = (n) => `10^${Math.log10(n)}`;
-  out.push([
-    `in memory, offer() at ${sizes.map(pow).join(" / ")} pending: offers/s (÷ plain-JS heap)`,
-    `plain-JS heap ${sizes.map((n) => k(offer("js-heap", n))).join(" / ")}`,
-    `${sizes.map((n) => k(offer("before", n))).join(" / ")} (${ratios("before").map(times).join(" / ")})`,
-    `${sizes.map((n) => k(offer("tarry", n))).join(" / ")} (${ratios("tarry").map(times).join(" / ")})`,
-    "≥ ×1.0 at every N",
-    met(ratios("tarry").every((x) => x >= 1)),
-  ]);
   const cost = (impl) =>
     `${offer(impl, sizes[0], "heapBytes").toFixed(1)} B, ${offer(impl, sizes[0], "wasmCalls").toFixed(0)} calls`;
-  out.push([
-    `the same at ${pow(sizes[0])}: JS heap bytes allocated and calls into wasm per offer`,
-    `plain-JS heap ${offer("js-heap", sizes[0], "heapBytes").toFixed(1)} B`,
-    cost("before"),
-    cost("tarry"),
-    "",
-    "",
-  ]);
   const page = r.page;
-  out.push([
-    "a page that uses `DelayQueue` (esbuild --bundle --minify, the wasm inline): gzipped (minified)",
-    "",
-    `${kB(page.before.gzip)} (${kB(page.before.bytes)})`,
-    `${kB(page.tarry.gzip)} (${kB(page.tarry.bytes)})`,
-    "≤ 20 kB gzipped",
-    met(page.tarry.gzip <= 20_000),
-  ]);
-  out.push([
-    "the wasm, raw (gzipped)",
-    "",
-    `${page.before.wasm.bytes.toLocaleString("en")} B (${page.before.wasm.gzip.toLocaleString("en")})`,
-    `${page.tarry.wasm.bytes.toLocaleString("en")} B (${page.tarry.wasm.gzip.toLocaleString("en")})`,
-    "≤ 30,000 B",
-    met(page.tarry.wasm.bytes <= 30_000),
-  ]);
+  out.push(
+    row(
+      `in memory, offer() at ${sizes.map(pow).join(" / ")} pending: offers/s (÷ plain-JS heap)`,
+      `plain-JS heap ${offers("js-heap")}`,
+      (b) => `${offers(b)} (${ratios(b).map(times).join(" / ")})`,
+      "≥ ×1.0 at every N",
+      ratios("tarry").every((x) => x >= 1),
+    ),
+    row(
+      `the same at ${pow(sizes[0])}: JS heap bytes allocated and calls into wasm per offer`,
+      `plain-JS heap ${offer("js-heap", sizes[0], "heapBytes").toFixed(1)} B`,
+      cost,
+    ),
+    row(
+      "a page that uses `DelayQueue` (esbuild --bundle --minify, the wasm inline): gzipped (minified)",
+      "",
+      (b) => `${kB(page[b].gzip)} (${kB(page[b].bytes)})`,
+      "≤ 20 kB gzipped",
+      page.tarry.gzip <= 20_000,
+    ),
+    row(
+      "the wasm, raw (gzipped)",
+      "",
+      (b) => `${page[b].wasm.bytes.toLocaleString("en")} B (${page[b].wasm.gzip.toLocaleString("en")})`,
+      "≤ 30,000 B",
+      page.tarry.wasm.bytes <= 30_000,
+    ),
+  );
   return out;
 }
 

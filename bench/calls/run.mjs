@@ -49,6 +49,8 @@ const rounds = smoke ? 1 : Number(flag("--rounds") ?? 3);
 const ref = flag("--before") ?? BASELINE;
 const { dir: beforeDir, commit: beforeCommit } = baselineTree(ref, log);
 const roots = { before: beforeDir };
+/** A process's environment for `impl`: the earlier build's imports for "before". */
+const envOf = (impl) => (impl === "before" ? rootEnv(beforeDir) : process.env);
 const TARRY = ["before", "tarry"]; // the two builds
 const REDIS = [...TARRY, "bullmq"];
 const WORKERS = [1, 2, 4];
@@ -121,7 +123,7 @@ for (let r = 0; r < rounds; r++) {
   for (const impl of rotate(TARRY, r)) {
     const out = execFileSync(process.execPath, [here("../redis/calls.mjs"), "--calls", String(LONE), "--rounds", "1"], {
       encoding: "utf8",
-      env: impl === "before" ? rootEnv(beforeDir) : process.env,
+      env: envOf(impl),
       stdio: ["ignore", "pipe", "inherit"],
     });
     const { callUs, setUpUs, takeRunsPerItem } = JSON.parse(out.trim().split("\n").pop());
@@ -137,8 +139,8 @@ await redis.stop();
 for (let r = 0; r < rounds; r++)
   for (const n of OFFER_SIZES)
     for (const impl of rotate(Object.keys(results.offers), r)) {
-      const env = impl === "before" ? rootEnv(beforeDir) : process.env;
-      const { offer, offerCost } = await nodeChild("offer", impl === "before" ? "tarry" : impl, [n], undefined, env);
+      const build = impl === "before" ? "tarry" : impl;
+      const { offer, offerCost } = await nodeChild("offer", build, [n], undefined, envOf(impl));
       results.offers[impl][n].push({ offer, ...offerCost });
       log(`offer N=${n} ${impl}: ${(offer / 1e6).toFixed(2)}M/s`);
     }

@@ -11,10 +11,10 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { gzipSync } from "node:zlib";
 
-const here = fileURLToPath(new URL("../..", import.meta.url));
+const repository = fileURLToPath(new URL("../..", import.meta.url));
 
 /** The pages: what each imports and uses, from the tree at `root` (this one by default). */
-export function pagesOf(root = here) {
+export function pagesOf(root = repository) {
   const web = JSON.stringify(join(root, "js/web.js"));
   const cronEntry = JSON.stringify(join(root, "js/cron.js"));
   return {
@@ -33,14 +33,14 @@ export function pagesOf(root = here) {
 
 function esbuild() {
   try {
-    return createRequire(join(here, "tests/bundlers/package.json"))("esbuild");
+    return createRequire(join(repository, "tests/bundlers/package.json"))("esbuild");
   } catch (e) {
     throw new Error(`esbuild is installed by bash scripts/setup-consumers.sh (tests/bundlers): ${e.message}`);
   }
 }
 
 /** { page: { bytes, gzip, code } } for each page, and the wasm's { bytes, gzip }, of the tree at `root`. */
-export function measure(root = here) {
+export function measure(root = repository) {
   const { buildSync } = esbuild();
   const dir = mkdtempSync(join(tmpdir(), "tarry-weight-"));
   try {
